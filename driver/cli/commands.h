@@ -1,0 +1,11 @@
+// Each subcommand lives in its own cmd_<name>.cc and registers itself on the app here.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace looprace::cli {
+
+// Subcommands add themselves below; main() calls every one in this order.
+void add_version_command(CLI::App& app);
+
+}  // namespace looprace::cli

@@ -1,0 +1,23 @@
+// The looprace command: measured per-loop unroll factors for GCC.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"looprace: pick each hot loop's unroll factor by racing the 17 variants"};
+  app.require_subcommand(1);
+  app.failure_message(CLI::FailureMessage::help);
+  looprace::cli::add_version_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "looprace: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
