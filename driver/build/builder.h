@@ -1,0 +1,58 @@
+// Running build commands: one per variant, each in its own directory, several in parallel.
+#pragma once
+
+#include "run/process.h"
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace looprace::build {
+
+struct BuildJob {
+  std::string label;          // for messages, e.g. "factor 4 of loop 1a2b3c4d5e6f7081"
+  std::string command;        // run by /bin/sh -c
+  std::filesystem::path dir;  // the variant's directory (LOOPRACE_OUTDIR); must exist
+  std::filesystem::path cwd;  // empty: `dir`
+  run::Environment env;       // from build_environment()
+  std::chrono::milliseconds timeout{0};
+};
+
+struct BuildResult {
+  std::string label;
+  std::filesystem::path dir;
+  run::ProcessResult process;  // stdout and stderr merged
+  std::string output_tail;     // the last 30 lines of the build's output
+
+  bool ok() const { return process.succeeded(); }
+  // "build of factor 4 ... failed (exit status 2) in DIR; last lines of its output:\n..."
+  std::string failure_message() const;
+};
+
+BuildResult run_build(const BuildJob& job);
+
+// Runs the jobs with at most `parallel` at once; results in the order of `jobs`.
+// `on_done` (optional) is called, serialized, as each build finishes.
+std::vector<BuildResult> run_builds(const std::vector<BuildJob>& jobs, unsigned parallel,
+                                    const std::function<void(const BuildResult&)>& on_done = {});
+
+// <workdir>/<loop id>/f<factor>[-l<seed>]: the directory of one variant.
+std::filesystem::path variant_dir(const std::filesystem::path& workdir, const std::string& loop_id,
+                                  int factor, std::optional<std::uint64_t> layout_seed = {});
+
+// Empties (or creates) a variant directory for a build from scratch.
+void prepare_fresh(const std::filesystem::path& dir);
+
+// Incremental variant: copies `template_dir` (a finished build with the plugin loaded and no
+// loop selected, whose objects land in LOOPRACE_OUTDIR) to `dir` keeping modification times,
+// then deletes the object files whose embedded loop table holds `loop_id`, so that make
+// recompiles only those translation units and relinks. Returns false (and leaves `dir` fresh)
+// when no object file of the template holds the loop: the caller then builds from scratch.
+bool prepare_incremental(const std::filesystem::path& dir,
+                         const std::filesystem::path& template_dir, const std::string& loop_id);
+
+}  // namespace looprace::build

@@ -1,0 +1,37 @@
+// Code identity of a build: a digest of the bytes that decide behaviour and speed — every
+// executable section (SHF_EXECINSTR) and read-only data (allocated, not writable, PROGBITS) —
+// of every ELF executable and shared object in a variant directory. Object files (*.o, ET_REL),
+// archives and CMake's compiler-detection binaries (under CMakeFiles/) are ignored. Variants
+// with equal identities are byte-identical programs and share one set of observations.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace looprace::build {
+
+struct ElfCode {
+  std::filesystem::path file;      // relative to the directory scanned
+  std::string digest;              // 16 hex digits over the sections below, names and bytes
+  std::uint64_t code_bytes = 0;    // bytes of executable sections
+  std::uint64_t rodata_bytes = 0;  // bytes of read-only data sections
+};
+
+struct CodeIdentity {
+  std::string digest;          // over all files (relative name + file digest), sorted by name
+  std::vector<ElfCode> files;  // sorted by relative name
+  bool empty() const { return files.empty(); }
+};
+
+// Digest of one ELF file's code; throws Error when it is not a readable ELF file.
+ElfCode hash_elf_code(const std::filesystem::path& file);
+
+// Every executable / shared object under `dir` (recursively).
+CodeIdentity code_identity(const std::filesystem::path& dir);
+
+// Whether `file` is an ELF executable or shared object (not an object file).
+bool is_linked_elf(const std::filesystem::path& file);
+
+}  // namespace looprace::build

@@ -1,0 +1,52 @@
+// The build environment of one variant (docs/formats.md section 2): the user's build command
+// names the compiler as $LOOPRACE_CC / $LOOPRACE_CXX (or adds $LOOPRACE_CFLAGS and
+// $LOOPRACE_LDFLAGS to its own), and we fill those with the plugin, its arguments and the runtime.
+//
+//   LOOPRACE_CC       gcc -fplugin=<so> <plugin args> -Wl,--whole-archive,<rt.a>,--no-whole-archive
+//   LOOPRACE_CXX      the same with g++
+//   LOOPRACE_CFLAGS   -fplugin=<so> <plugin args> (also meant for CXXFLAGS)
+//   LOOPRACE_LDFLAGS  -Wl,--whole-archive,<rt.a>,--no-whole-archive
+//   LOOPRACE_OUTDIR   the variant's own absolute directory (the build runs there)
+//   LOOPRACE_SRCDIR   the directory looprace was started from
+//
+// The values are split at blanks by make and sh, so every path in them must be free of blanks
+// and shell/make metacharacters; build_environment() rejects such paths with a clear message.
+#pragma once
+
+#include "build/toolchain.h"
+#include "run/process.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace looprace::build {
+
+// What the plugin is asked to do in one build.
+struct VariantSpec {
+  std::optional<std::filesystem::path> table;       // table=PATH: append the loop table
+  std::vector<std::pair<std::string, int>> unroll;  // (loop id or file:line:col, factor 0..16)
+  std::vector<std::string> instrument;              // loops to time
+  std::optional<std::filesystem::path> verify;      // verify=PATH: factors really applied
+  std::optional<std::filesystem::path> profile;     // profile=PATH
+  // Layout randomization per build: a seeded amount of padding (0..63 bytes, never executed)
+  // before every function entry, via -fpatchable-function-entry=P,P.
+  std::optional<std::uint64_t> layout_seed;
+};
+
+// "-fplugin-arg-looprace-..." arguments (plus the padding flag), in a fixed order.
+std::vector<std::string> plugin_arguments(const VariantSpec& spec);
+
+// Padding bytes a layout seed gives (deterministic, 0..63).
+unsigned function_padding(std::uint64_t layout_seed);
+
+// `base` (usually run::Environment::current()) plus the LOOPRACE_* variables above.
+run::Environment build_environment(const Toolchain& toolchain, const VariantSpec& spec,
+                                   const std::filesystem::path& outdir,
+                                   const std::filesystem::path& srcdir,
+                                   run::Environment base = run::Environment::current());
+
+}  // namespace looprace::build

@@ -1,0 +1,45 @@
+// Sums the runtime records of one program run (docs/formats.md section 6) into per-loop
+// observations. A loop's observation is the sum of `cycles` over the run's processes; a run in
+// which no process wrote its `end` line is a missing observation, never a zero.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace looprace::run {
+
+struct LoopTotals {
+  std::uint64_t cycles = 0;  // summed over processes
+  std::uint64_t entries = 0;
+  std::uint64_t min = 0;       // smallest entry over processes
+  std::uint64_t max = 0;       // largest entry over processes
+  std::uint64_t migrated = 0;  // entries that changed CPU between entry and exit
+  std::uint64_t nested = 0;    // nested or re-entered activations
+  unsigned processes = 0;      // processes that recorded this loop
+};
+
+struct RunObservations {
+  unsigned processes_ended = 0;             // processes that wrote an `end` line
+  unsigned processes_signaled = 0;          // of those, ended by a signal (how=signal)
+  unsigned forked = 0;                      // of those, fork children without exec
+  std::map<std::string, LoopTotals> loops;  // by loop id (16 hex digits)
+  std::optional<double> tsc_hz;             // from the first `end` line that has it
+  std::optional<double> probe_cycles;       // median over processes of the empty-probe cost
+  std::vector<std::string> problems;        // malformed lines, loop lines without an `end`
+
+  // Something was written by at least one process that finished writing.
+  bool complete() const { return processes_ended > 0; }
+  // Cycles of loop `id` in this run: nullopt when the run is incomplete or the loop never ran.
+  std::optional<double> cycles(const std::string& id) const;
+};
+
+// Parses the records text (possibly several processes' blocks, in any order).
+RunObservations summarize_records(const std::string& text);
+// Reads LOOPRACE_OUT's file; a missing file gives an incomplete (empty) result.
+RunObservations read_records_file(const std::filesystem::path& file);
+
+}  // namespace looprace::run
