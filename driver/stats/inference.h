@@ -1,0 +1,74 @@
+// Student t inference on running statistics: Welch's test with Welch–Satterthwaite degrees of
+// freedom, the one-sample paired t-test, confidence intervals, and the proportion interval of
+// R's prop.test. Distributions come from Boost.Math.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "stats/running_stats.h"
+
+namespace looprace::stats {
+
+// Which difference the test looks for, as R's t.test(alternative=): for Welch's test of a
+// against b, `less` means mean(a) < mean(b).
+enum class Alternative { two_sided, less, greater };
+
+struct Interval {
+  double lower = 0.0;
+  double upper = 0.0;
+};
+
+struct TTest {
+  double statistic = 0.0;   // t; +-inf when the difference is non-zero and both samples are constant
+  double df = 0.0;          // degrees of freedom
+  double p_value = 1.0;
+  double estimate = 0.0;    // mean(a) - mean(b) (Welch) or mean(x) - mu (one sample)
+  Interval interval;        // confidence interval of `estimate` for the alternative (one-sided: one end infinite)
+};
+
+// Welch–Satterthwaite degrees of freedom of mean(a) - mean(b). Both samples need n >= 2. When
+// both variances are zero the formula is 0/0; n_a + n_b - 2 is returned, the pooled df.
+double welch_df(const RunningStats& a, const RunningStats& b);
+
+// Welch's two-sample t-test of mean(a) - mean(b), with the interval at `confidence` (e.g. 0.95),
+// matching R's t.test(a, b, alternative=, conf.level=). Needs n >= 2 in each sample.
+TTest welch_t_test(const RunningStats& a, const RunningStats& b, Alternative alternative,
+                   double confidence = 0.95);
+
+// One-sample t-test of mean(x) against mu (the paired test when x holds differences), as R's
+// t.test(x, mu=). Needs n >= 2.
+TTest one_sample_t_test(const RunningStats& x, double mu, Alternative alternative,
+                        double confidence = 0.95);
+
+// Two-sided Student t confidence interval of the mean at `confidence`; n >= 2.
+Interval mean_interval(const RunningStats& x, double confidence);
+
+// Quantile function of Student's t with `df` degrees of freedom (Boost.Math).
+double student_t_quantile(double probability, double df);
+
+// Confidence interval of a proportion successes/trials exactly as R's prop.test(successes,
+// trials, conf.level=) gives it (Wilson score interval with Yates' continuity correction).
+Interval proportion_interval(std::size_t successes, std::size_t trials, double confidence);
+
+// Upper critical values of Student's t, t such that P(T > t) = alpha, tabulated for integer
+// degrees of freedom up to `max_integer_df` so that the race, which tests hundreds of pairs
+// per round, reaches Boost.Math's quantile only when the Welch df falls between table bounds.
+class StudentCriticalValues {
+ public:
+  StudentCriticalValues(double alpha, std::size_t max_integer_df);
+  double alpha() const { return alpha_; }
+  // Critical value for any df > 0 (exact; integer df come from the table).
+  double at(double df) const;
+  // True when Welch's one-sided test says mean(d) < mean(c) at level alpha. False when
+  // mean(d) >= mean(c). Constant samples with different means count as significant.
+  bool welch_less(const RunningStats& d, const RunningStats& c) const;
+  // True when the one-sample test says mean(x) < 0 at level alpha (paired differences).
+  bool mean_below_zero(const RunningStats& x) const;
+
+ private:
+  double alpha_;
+  std::vector<double> table_;  // table_[k] = critical value at k df; table_[0] unused
+};
+
+}  // namespace looprace::stats

@@ -1,0 +1,69 @@
+// The Speedup-Test protocol (seeds/002) on two samples of execution times, and its set-level
+// summary for many pairs. Pure functions: other rooms call them with plain vectors.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stats/inference.h"
+#include "stats/shapiro_wilk.h"
+
+namespace looprace::stats {
+
+enum class Verdict {
+  faster,           // the candidate's mean time is lower, significant at the confidence
+  slower,           // the candidate's mean time is higher, significant at the confidence
+  no_difference,    // the Welch test cannot tell the means apart
+  needs_more_runs,  // n < 30 and a sample fails Shapiro–Wilk (or n < 3): the t-test is not trusted
+};
+
+const char* verdict_name(Verdict verdict);  // "faster", "slower", "no-difference", "needs-more-runs"
+
+// Below this many observations the protocol checks normality before trusting the t-test.
+inline constexpr std::size_t kLargeSample = 30;
+
+struct SpeedupTestResult {
+  double confidence = 0.95;
+  std::size_t baseline_n = 0, candidate_n = 0;
+  double baseline_mean = 0.0, candidate_mean = 0.0;
+  double baseline_median = 0.0, candidate_median = 0.0;
+  // median(baseline) / median(candidate): > 1 means the candidate is faster (the paper's speedup).
+  double median_speedup = 1.0;
+  // Two-sided Welch interval at `confidence` of mean(baseline) - mean(candidate) (time units).
+  Interval difference;
+  // Welch interval at `confidence` of the ratio of geometric means baseline / candidate (Welch
+  // on log times): the speedup's interval, as the profile's `ci=` evidence.
+  Interval speedup_interval;
+  double welch_df = 0.0;
+  double p_faster = 1.0;  // one-sided p-value of "candidate mean < baseline mean"
+  double p_slower = 1.0;  // one-sided p-value of "candidate mean > baseline mean"
+  // Shapiro–Wilk of each sample, computed when that sample has 3 <= n < 30 and is not constant.
+  std::optional<ShapiroWilk> baseline_normality, candidate_normality;
+  Verdict verdict = Verdict::no_difference;
+  std::string explanation;  // the verdict in plain words, one sentence
+};
+
+// Runs the protocol: normality check when n < 30 (Shapiro–Wilk at level 1 - confidence), Welch
+// test at `confidence` (0 < confidence < 1), interval of the difference, median speedup.
+// Observations must be finite and > 0, at least 2 per sample; throws std::invalid_argument
+// naming the sample and position otherwise.
+SpeedupTestResult speedup_test(const std::vector<double>& baseline,
+                               const std::vector<double>& candidate, double confidence = 0.95);
+
+struct SetSummary {
+  std::size_t cases = 0;
+  std::size_t improved = 0;   // verdict == faster
+  double proportion = 0.0;    // improved / cases
+  Interval proportion_interval;  // R's prop.test interval at `confidence`
+  // Weighted overall gain of seeds/002 section 3, weights = baseline medians:
+  // sum w_k (M1_k - M2_k) / sum w_k M1_k over all cases (M = medians). Positive = time saved.
+  double overall_gain = 0.0;
+  double confidence = 0.95;
+};
+
+SetSummary summarize_set(const std::vector<SpeedupTestResult>& results, double confidence = 0.95);
+
+double median(std::vector<double> values);  // of a non-empty vector
+
+}  // namespace looprace::stats
