@@ -1,0 +1,710 @@
+#include "store/store.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <ctime>
+#include <random>
+#include <utility>
+
+namespace looprace::store {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions(
+  id INTEGER PRIMARY KEY, uid TEXT UNIQUE NOT NULL, started TEXT NOT NULL,
+  command TEXT NOT NULL, facts TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS programs(
+  id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL,
+  build_command TEXT NOT NULL, run_command TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS loops(
+  program INTEGER NOT NULL REFERENCES programs(id), id TEXT NOT NULL,
+  file TEXT NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL, function TEXT NOT NULL,
+  depth INTEGER NOT NULL, idx INTEGER NOT NULL, loops INTEGER NOT NULL, features TEXT NOT NULL,
+  PRIMARY KEY(program, id));
+CREATE TABLE IF NOT EXISTS variants(
+  program INTEGER NOT NULL REFERENCES programs(id), loop TEXT NOT NULL,
+  factor INTEGER NOT NULL, layout INTEGER NOT NULL, code_hash TEXT NOT NULL,
+  applied INTEGER, how TEXT NOT NULL, built INTEGER NOT NULL, build_log TEXT NOT NULL,
+  grp INTEGER NOT NULL,
+  PRIMARY KEY(program, loop, factor, layout));
+CREATE TABLE IF NOT EXISTS runs(
+  id INTEGER PRIMARY KEY, uid TEXT UNIQUE NOT NULL,
+  program INTEGER NOT NULL REFERENCES programs(id), session INTEGER REFERENCES sessions(id),
+  kind TEXT NOT NULL, target_loop TEXT NOT NULL, grp INTEGER NOT NULL, round INTEGER NOT NULL,
+  layout INTEGER NOT NULL, env_padding INTEGER NOT NULL, taken TEXT NOT NULL,
+  wall_seconds REAL NOT NULL, exit_status INTEGER NOT NULL, ok INTEGER NOT NULL,
+  reason TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS runs_by_target ON runs(program, kind, target_loop, id);
+CREATE TABLE IF NOT EXISTS observations(
+  run INTEGER NOT NULL REFERENCES runs(id), loop TEXT NOT NULL,
+  cycles INTEGER NOT NULL, entries INTEGER NOT NULL, migrated INTEGER NOT NULL,
+  nested INTEGER NOT NULL,
+  PRIMARY KEY(run, loop));
+CREATE TABLE IF NOT EXISTS decisions(
+  program INTEGER NOT NULL REFERENCES programs(id), loop TEXT NOT NULL, plan TEXT NOT NULL,
+  chosen INTEGER NOT NULL, winners TEXT NOT NULL, samples TEXT NOT NULL, groups TEXT NOT NULL,
+  cap_hit INTEGER NOT NULL, rounds TEXT NOT NULL, disqualified TEXT NOT NULL,
+  speedup TEXT NOT NULL, decided_at TEXT NOT NULL,
+  PRIMARY KEY(program, loop, plan));
+)sql";
+
+// A prepared statement that finalizes itself; binds by 1-based position.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
+      throw StoreError(fmt::format("store: cannot prepare statement: {}", sqlite3_errmsg(db)));
+    }
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int i, std::int64_t v) {
+    check(sqlite3_bind_int64(stmt_, i, v));
+    return *this;
+  }
+  Statement& bind(int i, int v) { return bind(i, static_cast<std::int64_t>(v)); }
+  Statement& bind(int i, double v) {
+    check(sqlite3_bind_double(stmt_, i, v));
+    return *this;
+  }
+  Statement& bind(int i, const std::string& v) {
+    check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+    return *this;
+  }
+  Statement& bind(int i, const std::optional<int>& v) {
+    if (v) return bind(i, *v);
+    check(sqlite3_bind_null(stmt_, i));
+    return *this;
+  }
+
+  // Steps once; true when a row is available.
+  bool step() {
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw StoreError(fmt::format("store: {}", sqlite3_errmsg(db_)));
+  }
+  void run() {
+    while (step()) {
+    }
+  }
+  std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
+  double real(int col) const { return sqlite3_column_double(stmt_, col); }
+  bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  std::string text(int col) const {
+    const auto* p = sqlite3_column_text(stmt_, col);
+    return p ? std::string(reinterpret_cast<const char*>(p),
+                           static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)))
+             : std::string();
+  }
+  nlohmann::json json(int col) const {
+    std::string s = text(col);
+    return s.empty() ? nlohmann::json() : nlohmann::json::parse(s);
+  }
+
+ private:
+  void check(int rc) const {
+    if (rc != SQLITE_OK) throw StoreError(fmt::format("store: {}", sqlite3_errmsg(db_)));
+  }
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+// BEGIN IMMEDIATE ... COMMIT, rolled back when an exception leaves the scope.
+class Transaction {
+ public:
+  // Inside an open transaction this is a no-op: the outer one commits or rolls back.
+  explicit Transaction(sqlite3* db) : db_(db), nested_(sqlite3_get_autocommit(db) == 0) {
+    if (!nested_) exec("BEGIN IMMEDIATE");
+  }
+  ~Transaction() {
+    if (!nested_ && !done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit() {
+    if (!nested_) exec("COMMIT");
+    done_ = true;
+  }
+
+ private:
+  void exec(const char* sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+      std::string msg = err ? err : "unknown error";
+      sqlite3_free(err);
+      throw StoreError(fmt::format("store: {}: {}", sql, msg));
+    }
+  }
+  sqlite3* db_;
+  bool nested_;
+  bool done_ = false;
+};
+
+std::string utc_now() {
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// A random 128-bit id: what makes a run or session unique across merged stores.
+std::string unique_id() {
+  static thread_local std::mt19937_64 gen{std::random_device{}()};
+  return fmt::format("{:016x}{:016x}", gen(), gen());
+}
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+RunKind kind_from_string(const std::string& s) {
+  for (RunKind k : {RunKind::kBaseline, RunKind::kHotness, RunKind::kWarmup, RunKind::kRace}) {
+    if (to_string(k) == s) return k;
+  }
+  throw StoreError(fmt::format("store: unknown run kind '{}'", s));
+}
+
+// Reads the kDecisionColumns starting at column `first`.
+DecisionRow decision_from(const Statement& q, int first = 0) {
+  DecisionRow d;
+  d.loop_id = q.text(first);
+  d.plan = q.text(first + 1);
+  d.chosen = static_cast<int>(q.integer(first + 2));
+  d.winners = q.json(first + 3).get<std::vector<int>>();
+  d.samples = q.json(first + 4);
+  d.groups = q.json(first + 5);
+  d.cap_hit = q.integer(first + 6) != 0;
+  d.rounds = q.json(first + 7);
+  d.disqualified = q.json(first + 8);
+  d.speedup = q.json(first + 9);
+  d.decided_at = q.text(first + 10);
+  return d;
+}
+
+constexpr const char* kDecisionColumns =
+    "loop, plan, chosen, winners, samples, groups, cap_hit, rounds, disqualified, speedup, "
+    "decided_at";
+
+}  // namespace
+
+std::string to_string(RunKind kind) {
+  switch (kind) {
+    case RunKind::kBaseline:
+      return "baseline";
+    case RunKind::kHotness:
+      return "hotness";
+    case RunKind::kWarmup:
+      return "warmup";
+    case RunKind::kRace:
+      return "race";
+  }
+  return "race";
+}
+
+std::string program_key(const std::string& build_command, const std::string& run_command) {
+  return fmt::format("{:016x}", fnv1a(build_command + '\0' + run_command));
+}
+
+std::string machine_key(const std::string& hostname, const std::string& cpu_model) {
+  return hostname + " / " + cpu_model;
+}
+
+Store::Store(std::filesystem::path path, sqlite3* db) : path_(std::move(path)), db_(db) {}
+
+Store::Store(Store&& o) noexcept : path_(std::move(o.path_)), db_(std::exchange(o.db_, nullptr)) {}
+
+Store& Store::operator=(Store&& o) noexcept {
+  if (this != &o) {
+    if (db_) sqlite3_close(db_);
+    path_ = std::move(o.path_);
+    db_ = std::exchange(o.db_, nullptr);
+  }
+  return *this;
+}
+
+Store::~Store() {
+  if (db_) sqlite3_close(db_);
+}
+
+Store Store::open(const std::filesystem::path& path, bool create) {
+  if (!create && !std::filesystem::exists(path)) {
+    throw StoreError(fmt::format("store {}: no such file", path.string()));
+  }
+  if (create && path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  sqlite3* db = nullptr;
+  int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    throw StoreError(fmt::format("store {}: cannot open: {}", path.string(), msg));
+  }
+  Store s(path, db);
+  sqlite3_busy_timeout(db, 10000);
+  try {
+    // WAL + synchronous=FULL: each committed run survives a crash or power loss.
+    s.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;");
+    bool has_tables = false;
+    {
+      Statement q(db, "SELECT count(*) FROM sqlite_master WHERE type='table'");
+      q.step();
+      has_tables = q.integer(0) > 0;
+    }
+    if (has_tables) {
+      bool has_meta = false;
+      {
+        Statement q(db, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
+        q.step();
+        has_meta = q.integer(0) > 0;
+      }
+      auto version = has_meta ? s.meta("schema") : std::nullopt;
+      if (!version) {
+        throw StoreError(fmt::format("store {}: not a looprace store", path.string()));
+      }
+      if (*version != std::to_string(kSchemaVersion)) {
+        throw StoreError(fmt::format("store {}: schema version {} (this looprace reads {})",
+                                     path.string(), *version, kSchemaVersion));
+      }
+    } else {
+      Transaction t(db);
+      s.exec(kSchema);
+      s.set_meta("schema", std::to_string(kSchemaVersion));
+      s.set_meta("created", utc_now());
+      t.commit();
+    }
+  } catch (const StoreError& e) {
+    std::string what = e.what();
+    if (what.find("file is not a database") != std::string::npos) {
+      throw StoreError(fmt::format("store {}: not an SQLite database", path.string()));
+    }
+    throw;
+  }
+  return s;
+}
+
+void Store::exec(const char* sql) const {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errmsg(db_);
+    sqlite3_free(err);
+    throw StoreError(fmt::format("store {}: {}", path_.string(), msg));
+  }
+}
+
+std::optional<std::string> Store::meta(const std::string& key) const {
+  Statement q(db_, "SELECT value FROM meta WHERE key=?");
+  q.bind(1, key);
+  if (!q.step()) return std::nullopt;
+  return q.text(0);
+}
+
+void Store::set_meta(const std::string& key, const std::string& value) {
+  Statement q(db_,
+              "INSERT INTO meta(key, value) VALUES(?, ?) "
+              "ON CONFLICT(key) DO UPDATE SET value=excluded.value");
+  q.bind(1, key).bind(2, value).run();
+}
+
+std::optional<Identity> Store::identity() const {
+  auto program = meta("program");
+  auto machine = meta("machine");
+  if (!program || !machine) return std::nullopt;
+  return Identity{*program, *machine};
+}
+
+void Store::bind_identity(const Identity& id, bool force) {
+  if (auto have = identity()) {
+    if (!force && have->program != id.program) {
+      throw StoreError(fmt::format(
+          "store {} holds another program (build/run commands hash {}, these hash {}); use "
+          "another --store, or --force to add to it anyway",
+          path_.string(), have->program, id.program));
+    }
+    if (!force && have->machine != id.machine) {
+      throw StoreError(fmt::format(
+          "store {} was measured on another machine ('{}', this is '{}'); use another --store, "
+          "or --force to add to it anyway",
+          path_.string(), have->machine, id.machine));
+    }
+    return;
+  }
+  Transaction t(db_);
+  set_meta("program", id.program);
+  set_meta("machine", id.machine);
+  t.commit();
+}
+
+std::int64_t Store::program(const std::string& build_command, const std::string& run_command) {
+  std::string key = program_key(build_command, run_command);
+  Statement ins(db_,
+                "INSERT OR IGNORE INTO programs(key, build_command, run_command) VALUES(?,?,?)");
+  ins.bind(1, key).bind(2, build_command).bind(3, run_command).run();
+  Statement q(db_, "SELECT id FROM programs WHERE key=?");
+  q.bind(1, key);
+  q.step();
+  return q.integer(0);
+}
+
+std::vector<Store::ProgramRow> Store::programs() const {
+  Statement q(db_, "SELECT id, build_command, run_command, key FROM programs ORDER BY id");
+  std::vector<ProgramRow> out;
+  while (q.step()) out.push_back({q.integer(0), q.text(1), q.text(2), q.text(3)});
+  return out;
+}
+
+std::int64_t Store::begin_session(const std::string& command, const nlohmann::json& facts) {
+  Statement q(db_, "INSERT INTO sessions(uid, started, command, facts) VALUES(?,?,?,?)");
+  q.bind(1, unique_id()).bind(2, utc_now()).bind(3, command).bind(4, facts.dump()).run();
+  return sqlite3_last_insert_rowid(db_);
+}
+
+std::vector<SessionRow> Store::sessions() const {
+  Statement q(db_, "SELECT id, started, command, facts FROM sessions ORDER BY id");
+  std::vector<SessionRow> out;
+  while (q.step()) out.push_back({q.integer(0), q.text(1), q.text(2), q.json(3)});
+  return out;
+}
+
+void Store::put_loops(std::int64_t program, const std::vector<LoopRow>& loops) {
+  Transaction t(db_);
+  for (const auto& l : loops) {
+    Statement row(db_,
+                  "INSERT INTO loops(program, id, file, line, col, function, depth, idx, loops, "
+                  "features) VALUES(?,?,?,?,?,?,?,?,?,?) ON CONFLICT(program, id) DO UPDATE SET "
+                  "file=excluded.file, line=excluded.line, col=excluded.col, "
+                  "function=excluded.function, depth=excluded.depth, idx=excluded.idx, "
+                  "loops=excluded.loops, features=excluded.features");
+    row.bind(1, program)
+        .bind(2, l.id)
+        .bind(3, l.file)
+        .bind(4, l.line)
+        .bind(5, l.column)
+        .bind(6, l.function)
+        .bind(7, l.depth)
+        .bind(8, l.index)
+        .bind(9, l.loops)
+        .bind(10, l.features.dump())
+        .run();
+  }
+  t.commit();
+}
+
+std::vector<LoopRow> Store::loops(std::int64_t program) const {
+  Statement q(db_,
+              "SELECT id, file, line, col, function, depth, idx, loops, features FROM loops "
+              "WHERE program=? ORDER BY file, line, col, id");
+  q.bind(1, program);
+  std::vector<LoopRow> out;
+  while (q.step()) {
+    LoopRow l;
+    l.id = q.text(0);
+    l.file = q.text(1);
+    l.line = static_cast<int>(q.integer(2));
+    l.column = static_cast<int>(q.integer(3));
+    l.function = q.text(4);
+    l.depth = static_cast<int>(q.integer(5));
+    l.index = static_cast<int>(q.integer(6));
+    l.loops = static_cast<int>(q.integer(7));
+    l.features = q.json(8);
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+void Store::put_variant(std::int64_t program, const VariantRow& v) {
+  Statement q(db_,
+              "INSERT INTO variants(program, loop, factor, layout, code_hash, applied, how, built, "
+              "build_log, grp) VALUES(?,?,?,?,?,?,?,?,?,?) "
+              "ON CONFLICT(program, loop, factor, layout) DO UPDATE SET "
+              "code_hash=excluded.code_hash, applied=excluded.applied, how=excluded.how, "
+              "built=excluded.built, build_log=excluded.build_log, grp=excluded.grp");
+  q.bind(1, program)
+      .bind(2, v.loop_id)
+      .bind(3, v.factor)
+      .bind(4, v.layout)
+      .bind(5, v.code_hash)
+      .bind(6, v.applied)
+      .bind(7, v.how)
+      .bind(8, v.built ? 1 : 0)
+      .bind(9, v.build_log)
+      .bind(10, v.group)
+      .run();
+}
+
+std::vector<VariantRow> Store::variants(std::int64_t program, const std::string& loop_id) const {
+  Statement q(db_,
+              "SELECT loop, factor, layout, code_hash, applied, how, built, build_log, grp "
+              "FROM variants WHERE program=? AND loop=? ORDER BY layout, factor");
+  q.bind(1, program).bind(2, loop_id);
+  std::vector<VariantRow> out;
+  while (q.step()) {
+    VariantRow v;
+    v.loop_id = q.text(0);
+    v.factor = static_cast<int>(q.integer(1));
+    v.layout = static_cast<int>(q.integer(2));
+    v.code_hash = q.text(3);
+    if (!q.is_null(4)) v.applied = static_cast<int>(q.integer(4));
+    v.how = q.text(5);
+    v.built = q.integer(6) != 0;
+    v.build_log = q.text(7);
+    v.group = static_cast<int>(q.integer(8));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::int64_t Store::add_run(std::int64_t program, std::int64_t session, const RunRow& run) {
+  Transaction t(db_);
+  Statement q(db_,
+              "INSERT INTO runs(uid, program, session, kind, target_loop, grp, round, layout, "
+              "env_padding, taken, wall_seconds, exit_status, ok, reason) "
+              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  q.bind(1, unique_id())
+      .bind(2, program)
+      .bind(3, session)
+      .bind(4, to_string(run.kind))
+      .bind(5, run.target_loop)
+      .bind(6, run.group)
+      .bind(7, run.round)
+      .bind(8, run.layout)
+      .bind(9, static_cast<std::int64_t>(run.env_padding))
+      .bind(10, utc_now())
+      .bind(11, run.wall_seconds)
+      .bind(12, run.exit_status)
+      .bind(13, run.ok ? 1 : 0)
+      .bind(14, run.reason)
+      .run();
+  std::int64_t id = sqlite3_last_insert_rowid(db_);
+  for (const auto& o : run.observations) {
+    Statement obs(db_,
+                  "INSERT INTO observations(run, loop, cycles, entries, migrated, nested) "
+                  "VALUES(?,?,?,?,?,?)");
+    obs.bind(1, id)
+        .bind(2, o.loop_id)
+        .bind(3, static_cast<std::int64_t>(o.cycles))
+        .bind(4, static_cast<std::int64_t>(o.entries))
+        .bind(5, static_cast<std::int64_t>(o.migrated))
+        .bind(6, static_cast<std::int64_t>(o.nested))
+        .run();
+  }
+  t.commit();
+  return id;
+}
+
+std::vector<RunRow> Store::runs(std::int64_t program, RunKind kind,
+                                const std::string& target_loop) const {
+  bool by_target = kind == RunKind::kRace || kind == RunKind::kWarmup;
+  std::string sql =
+      "SELECT id, kind, target_loop, grp, round, layout, env_padding, wall_seconds, exit_status, "
+      "ok, reason FROM runs WHERE program=? AND kind=?";
+  if (by_target) sql += " AND target_loop=?";
+  sql += " ORDER BY round, id";
+  Statement q(db_, sql.c_str());
+  q.bind(1, program).bind(2, to_string(kind));
+  if (by_target) q.bind(3, target_loop);
+  std::vector<RunRow> out;
+  std::map<std::int64_t, std::size_t> index;
+  while (q.step()) {
+    RunRow r;
+    r.id = q.integer(0);
+    r.kind = kind_from_string(q.text(1));
+    r.target_loop = q.text(2);
+    r.group = static_cast<int>(q.integer(3));
+    r.round = static_cast<int>(q.integer(4));
+    r.layout = static_cast<int>(q.integer(5));
+    r.env_padding = static_cast<std::uint64_t>(q.integer(6));
+    r.wall_seconds = q.real(7);
+    r.exit_status = static_cast<int>(q.integer(8));
+    r.ok = q.integer(9) != 0;
+    r.reason = q.text(10);
+    index[r.id] = out.size();
+    out.push_back(std::move(r));
+  }
+  std::string obs_sql =
+      "SELECT o.run, o.loop, o.cycles, o.entries, o.migrated, o.nested FROM observations o "
+      "JOIN runs r ON r.id=o.run WHERE r.program=? AND r.kind=?";
+  if (by_target) obs_sql += " AND r.target_loop=?";
+  Statement obs(db_, obs_sql.c_str());
+  obs.bind(1, program).bind(2, to_string(kind));
+  if (by_target) obs.bind(3, target_loop);
+  while (obs.step()) {
+    auto it = index.find(obs.integer(0));
+    if (it == index.end()) continue;
+    out[it->second].observations.push_back({obs.text(1), static_cast<std::uint64_t>(obs.integer(2)),
+                                            static_cast<std::uint64_t>(obs.integer(3)),
+                                            static_cast<std::uint64_t>(obs.integer(4)),
+                                            static_cast<std::uint64_t>(obs.integer(5))});
+  }
+  return out;
+}
+
+void Store::put_decision(std::int64_t program, const DecisionRow& d) {
+  Statement q(db_,
+              "INSERT INTO decisions(program, loop, plan, chosen, winners, samples, groups, "
+              "cap_hit, rounds, disqualified, speedup, decided_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?) "
+              "ON CONFLICT(program, loop, plan) DO UPDATE SET chosen=excluded.chosen, "
+              "winners=excluded.winners, samples=excluded.samples, groups=excluded.groups, "
+              "cap_hit=excluded.cap_hit, rounds=excluded.rounds, "
+              "disqualified=excluded.disqualified, speedup=excluded.speedup, "
+              "decided_at=excluded.decided_at");
+  q.bind(1, program)
+      .bind(2, d.loop_id)
+      .bind(3, d.plan)
+      .bind(4, d.chosen)
+      .bind(5, nlohmann::json(d.winners).dump())
+      .bind(6, d.samples.dump())
+      .bind(7, d.groups.dump())
+      .bind(8, d.cap_hit ? 1 : 0)
+      .bind(9, d.rounds.dump())
+      .bind(10, d.disqualified.dump())
+      .bind(11, d.speedup.dump())
+      .bind(12, d.decided_at.empty() ? utc_now() : d.decided_at)
+      .run();
+}
+
+std::optional<DecisionRow> Store::decision(std::int64_t program, const std::string& loop_id,
+                                           const std::string& plan) const {
+  std::string sql = fmt::format("SELECT {} FROM decisions WHERE program=? AND loop=? AND plan=?",
+                                kDecisionColumns);
+  Statement q(db_, sql.c_str());
+  q.bind(1, program).bind(2, loop_id).bind(3, plan);
+  if (!q.step()) return std::nullopt;
+  return decision_from(q);
+}
+
+std::vector<DecisionRow> Store::decisions(std::int64_t program) const {
+  // The latest decision per loop (a loop raced again with another plan replaces it).
+  std::string sql = fmt::format(
+      "SELECT {} FROM decisions d WHERE program=? AND decided_at = (SELECT max(decided_at) FROM "
+      "decisions e WHERE e.program=d.program AND e.loop=d.loop) GROUP BY loop ORDER BY loop",
+      kDecisionColumns);
+  Statement q(db_, sql.c_str());
+  q.bind(1, program);
+  std::vector<DecisionRow> out;
+  while (q.step()) out.push_back(decision_from(q));
+  return out;
+}
+
+Store::MergeCounts Store::merge_from(const Store& other, bool force) {
+  if (auto id = other.identity()) bind_identity(*id, force);
+  MergeCounts counts;
+  Transaction t(db_);
+  std::map<std::int64_t, std::int64_t> program_map, session_map;
+  for (const auto& p : other.programs()) {
+    program_map[p.id] = program(p.build_command, p.run_command);
+  }
+  {
+    Statement q(other.db_, "SELECT id, uid, started, command, facts FROM sessions");
+    while (q.step()) {
+      Statement ins(db_,
+                    "INSERT OR IGNORE INTO sessions(uid, started, command, facts) VALUES(?,?,?,?)");
+      ins.bind(1, q.text(1)).bind(2, q.text(2)).bind(3, q.text(3)).bind(4, q.text(4)).run();
+      Statement id(db_, "SELECT id FROM sessions WHERE uid=?");
+      id.bind(1, q.text(1));
+      id.step();
+      session_map[q.integer(0)] = id.integer(0);
+    }
+  }
+  for (const auto& [from, to] : program_map) {
+    put_loops(to, other.loops(from));
+  }
+  {
+    Statement q(other.db_,
+                "SELECT program, loop, factor, layout, code_hash, applied, how, built, build_log, "
+                "grp FROM variants");
+    while (q.step()) {
+      Statement ins(db_,
+                    "INSERT OR IGNORE INTO variants(program, loop, factor, layout, code_hash, "
+                    "applied, how, built, build_log, grp) VALUES(?,?,?,?,?,?,?,?,?,?)");
+      ins.bind(1, program_map.at(q.integer(0)))
+          .bind(2, q.text(1))
+          .bind(3, q.integer(2))
+          .bind(4, q.integer(3))
+          .bind(5, q.text(4));
+      if (q.is_null(5)) {
+        ins.bind(6, std::optional<int>());
+      } else {
+        ins.bind(6, q.integer(5));
+      }
+      ins.bind(7, q.text(6)).bind(8, q.integer(7)).bind(9, q.text(8)).bind(10, q.integer(9)).run();
+      counts.variants += static_cast<std::size_t>(sqlite3_changes(db_));
+    }
+  }
+  {
+    Statement q(other.db_,
+                "SELECT id, uid, program, session, kind, target_loop, grp, round, layout, "
+                "env_padding, taken, wall_seconds, exit_status, ok, reason FROM runs ORDER BY id");
+    while (q.step()) {
+      Statement ins(db_,
+                    "INSERT OR IGNORE INTO runs(uid, program, session, kind, target_loop, grp, "
+                    "round, layout, env_padding, taken, wall_seconds, exit_status, ok, reason) "
+                    "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      auto session = session_map.find(q.integer(3));
+      ins.bind(1, q.text(1)).bind(2, program_map.at(q.integer(2)));
+      if (session == session_map.end()) {
+        ins.bind(3, std::optional<int>());
+      } else {
+        ins.bind(3, session->second);
+      }
+      ins.bind(4, q.text(4))
+          .bind(5, q.text(5))
+          .bind(6, q.integer(6))
+          .bind(7, q.integer(7))
+          .bind(8, q.integer(8))
+          .bind(9, q.integer(9))
+          .bind(10, q.text(10))
+          .bind(11, q.real(11))
+          .bind(12, q.integer(12))
+          .bind(13, q.integer(13))
+          .bind(14, q.text(14))
+          .run();
+      if (sqlite3_changes(db_) == 0) continue;  // already merged
+      ++counts.runs;
+      std::int64_t run_id = sqlite3_last_insert_rowid(db_);
+      Statement obs(other.db_,
+                    "SELECT loop, cycles, entries, migrated, nested FROM observations WHERE run=?");
+      obs.bind(1, q.integer(0));
+      while (obs.step()) {
+        Statement o(db_,
+                    "INSERT INTO observations(run, loop, cycles, entries, migrated, nested) "
+                    "VALUES(?,?,?,?,?,?)");
+        o.bind(1, run_id)
+            .bind(2, obs.text(0))
+            .bind(3, obs.integer(1))
+            .bind(4, obs.integer(2))
+            .bind(5, obs.integer(3))
+            .bind(6, obs.integer(4))
+            .run();
+        ++counts.observations;
+      }
+    }
+  }
+  {
+    // Decisions: the newer of the two wins.
+    std::string sql = fmt::format("SELECT program, {} FROM decisions", kDecisionColumns);
+    Statement q(other.db_, sql.c_str());
+    while (q.step()) {
+      std::int64_t program_id = program_map.at(q.integer(0));
+      DecisionRow d = decision_from(q, 1);
+      auto mine = decision(program_id, d.loop_id, d.plan);
+      if (mine && mine->decided_at >= d.decided_at) continue;
+      put_decision(program_id, d);
+      ++counts.decisions;
+    }
+  }
+  t.commit();
+  return counts;
+}
+
+}  // namespace looprace::store

@@ -1,0 +1,184 @@
+// The observation store: one SQLite file (WAL mode) holding everything a race measured, so an
+// interrupted race resumes, reports are rebuilt and stores from several machines/sessions merge.
+// Every run is committed in its own small transaction as soon as it is taken: Ctrl-C, kill -9
+// or power loss lose at most the run in flight.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace looprace::store {
+
+// Bumped whenever the schema changes; a store with another version is refused.
+inline constexpr int kSchemaVersion = 1;
+
+struct StoreError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// What makes a store belong to one program on one machine. Stored in the `meta` table by the
+// first race; later races (and merges) must match it unless forced.
+struct Identity {
+  std::string program;  // hash of the build and run commands (program_key())
+  std::string machine;  // hostname and CPU model (machine_key())
+};
+
+// The identity of a program: a short hash of its build and run commands.
+std::string program_key(const std::string& build_command, const std::string& run_command);
+// The identity of a machine: "hostname / CPU model".
+std::string machine_key(const std::string& hostname, const std::string& cpu_model);
+
+// One loop of the program (a row of the plugin's loop table, formats.md §3).
+struct LoopRow {
+  std::string id;
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string function;
+  int depth = 0;
+  int index = 0;
+  int loops = 0;
+  nlohmann::json features = nlohmann::json::object();
+};
+
+// One build of one factor for one target loop. Variants whose code sections are byte-identical
+// share a `group` (the lowest factor in the group) and therefore one set of observations.
+struct VariantRow {
+  std::string loop_id;
+  int factor = 0;
+  int layout = 0;              // layout seed index (0 when layouts are not randomized)
+  std::string code_hash;       // empty when the build failed
+  std::optional<int> applied;  // copies GCC really made (verify record), if known
+  std::string how;             // why `applied` differs from the request
+  bool built = false;
+  std::string build_log;  // tail of the build output when the build failed
+  int group = 0;
+};
+
+// Cycles one loop took in one run (sum over the run's processes).
+struct LoopObservation {
+  std::string loop_id;
+  std::uint64_t cycles = 0;
+  std::uint64_t entries = 0;
+  std::uint64_t migrated = 0;
+  std::uint64_t nested = 0;
+};
+
+// Why a run was taken.
+enum class RunKind { kBaseline, kHotness, kWarmup, kRace };
+std::string to_string(RunKind kind);
+
+// One program run. A run may carry observations for several loops.
+struct RunRow {
+  std::int64_t id = 0;  // assigned by the store
+  RunKind kind = RunKind::kRace;
+  std::string target_loop;        // the loop raced (empty for baseline/hotness runs)
+  int group = 0;                  // variant group run (factor of the group representative)
+  int round = 0;                  // plan round, 1-based (0 outside races)
+  int layout = 0;                 // layout seed index
+  std::uint64_t env_padding = 0;  // bytes of random environment padding used
+  double wall_seconds = 0;
+  int exit_status = 0;  // exit code, or 128 + signal
+  bool ok = true;       // false: disqualifying (crash, wrong output, time-out)
+  std::string reason;   // why not ok
+  std::vector<LoopObservation> observations;
+};
+
+// The outcome of racing one loop, as stored.
+struct DecisionRow {
+  std::string loop_id;
+  std::string plan;          // Plan::describe()
+  int chosen = 0;            // chosen factor
+  std::vector<int> winners;  // factors tied for best (every factor of each winning group)
+  nlohmann::json samples;    // {"factor": n, ...} per group representative
+  nlohmann::json groups;     // {"factor": group, ...} for all 17 factors
+  bool cap_hit = false;
+  nlohmann::json rounds;        // [{round, sampled, survivors, losers}] in factors
+  nlohmann::json disqualified;  // {"factor": "reason", ...}
+  nlohmann::json speedup;       // Speedup-Test result of chosen vs factor 0
+  std::string decided_at;       // UTC ISO-8601
+};
+
+// A session: one invocation of a command that wrote to the store, with the machine facts.
+struct SessionRow {
+  std::int64_t id = 0;
+  std::string started;
+  std::string command;
+  nlohmann::json facts;  // machine hygiene facts and warnings
+};
+
+class Store {
+ public:
+  // Opens (creating it and its directory when `create`) the store at `path`.
+  static Store open(const std::filesystem::path& path, bool create = true);
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  ~Store();
+
+  const std::filesystem::path& path() const { return path_; }
+
+  // The stored identity, if a race has written one.
+  std::optional<Identity> identity() const;
+  // Records `id` in an empty store; in a store of another program or machine throws StoreError
+  // naming both, unless `force`.
+  void bind_identity(const Identity& id, bool force);
+
+  // Program row for this build/run pair (created on first use); returns its row id.
+  std::int64_t program(const std::string& build_command, const std::string& run_command);
+  std::int64_t begin_session(const std::string& command, const nlohmann::json& facts);
+  std::vector<SessionRow> sessions() const;
+
+  void put_loops(std::int64_t program, const std::vector<LoopRow>& loops);
+  std::vector<LoopRow> loops(std::int64_t program) const;
+
+  void put_variant(std::int64_t program, const VariantRow& variant);
+  std::vector<VariantRow> variants(std::int64_t program, const std::string& loop_id) const;
+
+  // Commits one run and its observations in one transaction; returns the run id.
+  std::int64_t add_run(std::int64_t program, std::int64_t session, const RunRow& run);
+  // Runs of `kind` (for race runs, of `target_loop`), in the order they were taken.
+  std::vector<RunRow> runs(std::int64_t program, RunKind kind,
+                           const std::string& target_loop = {}) const;
+
+  void put_decision(std::int64_t program, const DecisionRow& decision);
+  std::optional<DecisionRow> decision(std::int64_t program, const std::string& loop_id,
+                                      const std::string& plan) const;
+  // Latest decision per loop.
+  std::vector<DecisionRow> decisions(std::int64_t program) const;
+
+  struct ProgramRow {
+    std::int64_t id = 0;
+    std::string build_command, run_command, key;
+  };
+  std::vector<ProgramRow> programs() const;
+
+  // Copies everything of `other` not already here (runs are matched by their unique id, so
+  // merging twice adds nothing). Identity must match unless `force`.
+  struct MergeCounts {
+    std::size_t runs = 0, observations = 0, variants = 0, decisions = 0;
+  };
+  MergeCounts merge_from(const Store& other, bool force);
+
+  sqlite3* handle() const { return db_; }
+
+ private:
+  Store(std::filesystem::path path, sqlite3* db);
+  void exec(const char* sql) const;
+  std::optional<std::string> meta(const std::string& key) const;
+  void set_meta(const std::string& key, const std::string& value);
+
+  std::filesystem::path path_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace looprace::store

@@ -1,0 +1,206 @@
+#include "store/store.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace looprace::store {
+namespace {
+
+namespace fs = std::filesystem;
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("looprace-store-test-" +
+            std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+RunRow race_run(const std::string& loop, int group, int round, std::uint64_t cycles) {
+  RunRow r;
+  r.kind = RunKind::kRace;
+  r.target_loop = loop;
+  r.group = group;
+  r.round = round;
+  r.observations.push_back({loop, cycles, 10, 0, 0});
+  r.observations.push_back({"other", cycles / 2, 1, 0, 0});
+  return r;
+}
+
+TEST_F(StoreTest, CreatesDirectoryAndSchema) {
+  auto s = Store::open(dir_ / "sub" / "store.db");
+  EXPECT_TRUE(fs::exists(dir_ / "sub" / "store.db"));
+  EXPECT_FALSE(s.identity().has_value());
+}
+
+TEST_F(StoreTest, OpenWithoutCreateOfMissingFileFails) {
+  EXPECT_THROW(Store::open(dir_ / "missing.db", false), StoreError);
+}
+
+TEST_F(StoreTest, RefusesFilesThatAreNotStores) {
+  fs::create_directories(dir_);
+  std::ofstream(dir_ / "junk.db") << "this is not a database at all, just some text to fill pages";
+  try {
+    Store::open(dir_ / "junk.db");
+    FAIL() << "opened a text file as a store";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("junk.db"), std::string::npos) << e.what();
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ / "other.db").c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "CREATE TABLE t(x)", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  try {
+    Store::open(dir_ / "other.db");
+    FAIL() << "opened a foreign database as a store";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a looprace store"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(StoreTest, IdentityMismatchNamesBothUnlessForced) {
+  auto path = dir_ / "store.db";
+  {
+    auto s = Store::open(path);
+    s.bind_identity({program_key("make", "./a"), machine_key("host", "cpu")}, false);
+  }
+  auto s = Store::open(path);
+  EXPECT_NO_THROW(s.bind_identity({program_key("make", "./a"), machine_key("host", "cpu")}, false));
+  try {
+    s.bind_identity({program_key("make", "./b"), machine_key("host", "cpu")}, false);
+    FAIL() << "accepted another program";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("another program"), std::string::npos) << e.what();
+  }
+  try {
+    s.bind_identity({program_key("make", "./a"), machine_key("other", "cpu")}, false);
+    FAIL() << "accepted another machine";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("another machine"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(s.bind_identity({program_key("make", "./b"), machine_key("x", "y")}, true));
+}
+
+TEST_F(StoreTest, RunsSurviveReopenInRoundOrderWithObservations) {
+  auto path = dir_ / "store.db";
+  {
+    auto s = Store::open(path);
+    auto p = s.program("make", "./a");
+    auto session = s.begin_session("looprace race", {{"cpu", "test"}});
+    s.add_run(p, session, race_run("L1", 0, 2, 300));
+    s.add_run(p, session, race_run("L1", 4, 1, 100));
+    s.add_run(p, session, race_run("L2", 0, 1, 999));
+    RunRow bad = race_run("L1", 8, 1, 0);
+    bad.ok = false;
+    bad.reason = "output differs";
+    bad.observations.clear();
+    s.add_run(p, session, bad);
+  }
+  auto s = Store::open(path, false);
+  auto p = s.program("make", "./a");
+  auto runs = s.runs(p, RunKind::kRace, "L1");
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].round, 1);
+  EXPECT_EQ(runs[0].group, 4);
+  ASSERT_EQ(runs[0].observations.size(), 2u);
+  EXPECT_EQ(runs[1].group, 8);
+  EXPECT_FALSE(runs[1].ok);
+  EXPECT_EQ(runs[1].reason, "output differs");
+  EXPECT_EQ(runs[2].round, 2);
+  std::uint64_t l1_cycles = 0;
+  for (const auto& o : runs[2].observations) {
+    if (o.loop_id == "L1") l1_cycles = o.cycles;
+  }
+  EXPECT_EQ(l1_cycles, 300u);
+  EXPECT_EQ(s.runs(p, RunKind::kRace, "L2").size(), 1u);
+  EXPECT_TRUE(s.runs(p, RunKind::kHotness).empty());
+}
+
+TEST_F(StoreTest, LoopsVariantsAndDecisionsRoundTrip) {
+  auto s = Store::open(dir_ / "store.db");
+  auto p = s.program("make", "./a");
+  LoopRow l;
+  l.id = "00000000000000aa";
+  l.file = "a.c";
+  l.line = 3;
+  l.column = 5;
+  l.function = "main";
+  l.features = {{"stmts", 7}};
+  s.put_loops(p, {l});
+  s.put_loops(p, {l});  // idempotent
+  ASSERT_EQ(s.loops(p).size(), 1u);
+  EXPECT_EQ(s.loops(p)[0].features["stmts"], 7);
+
+  VariantRow v;
+  v.loop_id = l.id;
+  v.factor = 4;
+  v.code_hash = "abc";
+  v.applied = 4;
+  v.built = true;
+  v.group = 4;
+  s.put_variant(p, v);
+  v.factor = 5;
+  v.applied.reset();
+  v.group = 4;
+  s.put_variant(p, v);
+  auto vs = s.variants(p, l.id);
+  ASSERT_EQ(vs.size(), 2u);
+  EXPECT_EQ(vs[0].applied, 4);
+  EXPECT_FALSE(vs[1].applied.has_value());
+  EXPECT_EQ(vs[1].group, 4);
+
+  DecisionRow d;
+  d.loop_id = l.id;
+  d.plan = "race()";
+  d.chosen = 4;
+  d.winners = {4, 5};
+  d.samples = {{"4", 10}};
+  d.rounds = nlohmann::json::array();
+  d.disqualified = nlohmann::json::object();
+  d.speedup = {{"verdict", "faster"}};
+  s.put_decision(p, d);
+  auto got = s.decision(p, l.id, "race()");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->winners, (std::vector<int>{4, 5}));
+  EXPECT_EQ(got->speedup["verdict"], "faster");
+  EXPECT_FALSE(s.decision(p, l.id, "constant(n=10)").has_value());
+  EXPECT_EQ(s.decisions(p).size(), 1u);
+}
+
+TEST_F(StoreTest, MergeCopiesOnceAndChecksIdentity) {
+  Identity id{program_key("make", "./a"), machine_key("h", "c")};
+  auto a = Store::open(dir_ / "a.db");
+  a.bind_identity(id, false);
+  auto pa = a.program("make", "./a");
+  auto sa = a.begin_session("race", {});
+  a.add_run(pa, sa, race_run("L1", 0, 1, 10));
+  auto b = Store::open(dir_ / "b.db");
+  b.bind_identity(id, false);
+  auto pb = b.program("make", "./a");
+  auto sb = b.begin_session("race", {});
+  b.add_run(pb, sb, race_run("L1", 0, 1, 20));
+  b.add_run(pb, sb, race_run("L1", 2, 1, 30));
+
+  auto counts = a.merge_from(b, false);
+  EXPECT_EQ(counts.runs, 2u);
+  EXPECT_EQ(counts.observations, 4u);
+  EXPECT_EQ(a.merge_from(b, false).runs, 0u);  // merging twice adds nothing
+  EXPECT_EQ(a.runs(pa, RunKind::kRace, "L1").size(), 3u);
+  EXPECT_EQ(a.sessions().size(), 2u);
+
+  auto c = Store::open(dir_ / "c.db");
+  c.bind_identity({program_key("make", "./other"), id.machine}, false);
+  EXPECT_THROW(a.merge_from(c, false), StoreError);
+  EXPECT_NO_THROW(a.merge_from(c, true));
+}
+
+}  // namespace
+}  // namespace looprace::store
