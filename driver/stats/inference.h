@@ -20,11 +20,12 @@ struct Interval {
 };
 
 struct TTest {
-  double statistic = 0.0;   // t; +-inf when the difference is non-zero and both samples are constant
-  double df = 0.0;          // degrees of freedom
+  double statistic = 0.0;  // t; +-inf when the difference is non-zero and both samples are constant
+  double df = 0.0;         // degrees of freedom
   double p_value = 1.0;
-  double estimate = 0.0;    // mean(a) - mean(b) (Welch) or mean(x) - mu (one sample)
-  Interval interval;        // confidence interval of `estimate` for the alternative (one-sided: one end infinite)
+  double estimate = 0.0;  // mean(a) - mean(b) (Welch) or mean(x) - mu (one sample)
+  Interval interval;  // confidence interval of `estimate` for the alternative (one-sided: one end
+                      // infinite)
 };
 
 // Welch–Satterthwaite degrees of freedom of mean(a) - mean(b). Both samples need n >= 2. When
@@ -63,10 +64,14 @@ class StudentCriticalValues {
   // True when Welch's one-sided test says mean(d) < mean(c) at level alpha. False when
   // mean(d) >= mean(c). Constant samples with different means count as significant.
   bool welch_less(const RunningStats& d, const RunningStats& c) const;
-  // True when the one-sample test says mean(x) < 0 at level alpha (paired differences).
-  bool mean_below_zero(const RunningStats& x) const;
+  // True when the one-sided one-sample test says mean(x) < 0 (resp. > 0) at level alpha: the
+  // paired test on differences. Constant non-zero differences count as significant.
+  bool mean_below_zero(const RunningStats& x) const { return mean_beyond_zero(x, -1.0); }
+  bool mean_above_zero(const RunningStats& x) const { return mean_beyond_zero(x, +1.0); }
 
  private:
+  bool mean_beyond_zero(const RunningStats& x, double direction) const;
+
   double alpha_;
   std::vector<double> table_;  // table_[k] = critical value at k df; table_[0] unused
 };

@@ -20,9 +20,7 @@ class RunningStats {
   double mean() const { return mean_; }
   // Unbiased sample variance (n - 1 denominator); 0 for fewer than two observations, where
   // no spread has been seen yet.
-  double variance() const {
-    return count_ < 2 ? 0.0 : squares_ / static_cast<double>(count_ - 1);
-  }
+  double variance() const { return count_ < 2 ? 0.0 : squares_ / static_cast<double>(count_ - 1); }
   double stddev() const { return std::sqrt(variance()); }
   // Standard error of the mean, s / sqrt(n); 0 for an empty sample.
   double std_error() const {

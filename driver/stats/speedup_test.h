@@ -18,7 +18,8 @@ enum class Verdict {
   needs_more_runs,  // n < 30 and a sample fails Shapiro–Wilk (or n < 3): the t-test is not trusted
 };
 
-const char* verdict_name(Verdict verdict);  // "faster", "slower", "no-difference", "needs-more-runs"
+const char* verdict_name(
+    Verdict verdict);  // "faster", "slower", "no-difference", "needs-more-runs"
 
 // Below this many observations the protocol checks normality before trusting the t-test.
 inline constexpr std::size_t kLargeSample = 30;
@@ -53,8 +54,8 @@ SpeedupTestResult speedup_test(const std::vector<double>& baseline,
 
 struct SetSummary {
   std::size_t cases = 0;
-  std::size_t improved = 0;   // verdict == faster
-  double proportion = 0.0;    // improved / cases
+  std::size_t improved = 0;      // verdict == faster
+  double proportion = 0.0;       // improved / cases
   Interval proportion_interval;  // R's prop.test interval at `confidence`
   // Weighted overall gain of seeds/002 section 3, weights = baseline medians:
   // sum w_k (M1_k - M2_k) / sum w_k M1_k over all cases (M = medians). Positive = time saved.

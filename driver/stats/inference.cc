@@ -1,0 +1,166 @@
+#include "stats/inference.h"
+
+#include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace looprace::stats {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+void require_pair_sizes(const RunningStats& x, const char* what) {
+  if (x.count() < 2)
+    throw std::invalid_argument(std::string(what) + " needs at least 2 observations");
+}
+
+void require_confidence(double confidence) {
+  if (!(confidence > 0.0 && confidence < 1.0))
+    throw std::invalid_argument("confidence must be strictly between 0 and 1");
+}
+
+double t_cdf(double t, double df) {
+  if (std::isinf(t)) return t > 0 ? 1.0 : 0.0;
+  return boost::math::cdf(boost::math::students_t(df), t);
+}
+
+// Fills p-value and interval of a t-test whose estimate, standard error and df are known.
+TTest finish_t_test(double estimate, double std_error, double df, Alternative alternative,
+                    double confidence) {
+  require_confidence(confidence);
+  TTest test;
+  test.estimate = estimate;
+  test.df = df;
+  if (std_error > 0.0) {
+    test.statistic = estimate / std_error;
+  } else {
+    // Constant samples: the difference is certain.
+    test.statistic = estimate == 0.0 ? 0.0 : std::copysign(kInf, estimate);
+  }
+  const double lower_tail = t_cdf(test.statistic, df);
+  switch (alternative) {
+    case Alternative::less:
+      test.p_value = lower_tail;
+      test.interval = {-kInf, estimate + student_t_quantile(confidence, df) * std_error};
+      break;
+    case Alternative::greater:
+      test.p_value = 1.0 - lower_tail;
+      test.interval = {estimate - student_t_quantile(confidence, df) * std_error, kInf};
+      break;
+    case Alternative::two_sided: {
+      test.p_value = test.statistic == 0.0 ? 1.0 : 2.0 * std::min(lower_tail, 1.0 - lower_tail);
+      const double half = student_t_quantile(0.5 + confidence / 2.0, df) * std_error;
+      test.interval = {estimate - half, estimate + half};
+      break;
+    }
+  }
+  return test;
+}
+
+}  // namespace
+
+double student_t_quantile(double probability, double df) {
+  return boost::math::quantile(boost::math::students_t(df), probability);
+}
+
+double welch_df(const RunningStats& a, const RunningStats& b) {
+  const double va = a.variance() / static_cast<double>(a.count());
+  const double vb = b.variance() / static_cast<double>(b.count());
+  const double denominator =
+      va * va / static_cast<double>(a.count() - 1) + vb * vb / static_cast<double>(b.count() - 1);
+  if (denominator == 0.0) return static_cast<double>(a.count() + b.count() - 2);
+  return (va + vb) * (va + vb) / denominator;
+}
+
+TTest welch_t_test(const RunningStats& a, const RunningStats& b, Alternative alternative,
+                   double confidence) {
+  require_pair_sizes(a, "Welch's t-test: first sample");
+  require_pair_sizes(b, "Welch's t-test: second sample");
+  const double std_error = std::sqrt(a.variance() / static_cast<double>(a.count()) +
+                                     b.variance() / static_cast<double>(b.count()));
+  return finish_t_test(a.mean() - b.mean(), std_error, welch_df(a, b), alternative, confidence);
+}
+
+TTest one_sample_t_test(const RunningStats& x, double mu, Alternative alternative,
+                        double confidence) {
+  require_pair_sizes(x, "one-sample t-test");
+  TTest test = finish_t_test(x.mean() - mu, x.std_error(), static_cast<double>(x.count() - 1),
+                             alternative, confidence);
+  test.interval.lower += mu;
+  test.interval.upper += mu;
+  return test;
+}
+
+Interval mean_interval(const RunningStats& x, double confidence) {
+  require_pair_sizes(x, "confidence interval");
+  require_confidence(confidence);
+  const double half =
+      student_t_quantile(0.5 + confidence / 2.0, static_cast<double>(x.count() - 1)) *
+      x.std_error();
+  return {x.mean() - half, x.mean() + half};
+}
+
+Interval proportion_interval(std::size_t successes, std::size_t trials, double confidence) {
+  if (trials == 0) throw std::invalid_argument("proportion interval of zero trials");
+  if (successes > trials) throw std::invalid_argument("proportion with more successes than trials");
+  require_confidence(confidence);
+  const double n = static_cast<double>(trials);
+  const double x = static_cast<double>(successes);
+  const double estimate = x / n;
+  // R: YATES <- min(0.5, abs(x - n * p)) with the default null p = 0.5.
+  const double yates = std::min(0.5, std::abs(x - n * 0.5));
+  const double z = boost::math::quantile(boost::math::normal(), 0.5 + confidence / 2.0);
+  const double z22n = z * z / (2.0 * n);
+  const auto wilson = [&](double centre, double sign) {
+    return (centre + z22n + sign * z * std::sqrt(centre * (1.0 - centre) / n + z22n / (2.0 * n))) /
+           (1.0 + 2.0 * z22n);
+  };
+  const double upper_centre = estimate + yates / n;
+  const double lower_centre = estimate - yates / n;
+  return {lower_centre <= 0.0 ? 0.0 : wilson(lower_centre, -1.0),
+          upper_centre >= 1.0 ? 1.0 : wilson(upper_centre, +1.0)};
+}
+
+StudentCriticalValues::StudentCriticalValues(double alpha, std::size_t max_integer_df)
+    : alpha_(alpha), table_(max_integer_df + 1, kInf) {
+  if (!(alpha > 0.0 && alpha < 1.0))
+    throw std::invalid_argument("alpha must be strictly between 0 and 1");
+  for (std::size_t df = 1; df <= max_integer_df; ++df)
+    table_[df] = student_t_quantile(1.0 - alpha, static_cast<double>(df));
+}
+
+double StudentCriticalValues::at(double df) const {
+  const double whole = std::floor(df);
+  if (whole == df && df >= 1.0 && df < static_cast<double>(table_.size()))
+    return table_[static_cast<std::size_t>(df)];
+  return student_t_quantile(1.0 - alpha_, df);
+}
+
+bool StudentCriticalValues::welch_less(const RunningStats& d, const RunningStats& c) const {
+  const double difference = c.mean() - d.mean();
+  if (!(difference > 0.0)) return false;
+  const double std_error = std::sqrt(d.variance() / static_cast<double>(d.count()) +
+                                     c.variance() / static_cast<double>(c.count()));
+  if (std_error == 0.0) return true;
+  const double t = difference / std_error;
+  // The critical value falls as df grows, and the Welch df lies between min(n) - 1 and
+  // n_d + n_c - 2: only a statistic between the two bounds needs the exact df.
+  const double low_df = static_cast<double>(std::min(d.count(), c.count()) - 1);
+  const double high_df = static_cast<double>(d.count() + c.count() - 2);
+  if (t > at(low_df)) return true;
+  if (t <= at(high_df)) return false;
+  return t > at(welch_df(d, c));
+}
+
+bool StudentCriticalValues::mean_beyond_zero(const RunningStats& x, double direction) const {
+  const double signed_mean = direction * x.mean();
+  if (!(signed_mean > 0.0)) return false;
+  const double std_error = x.std_error();
+  if (std_error == 0.0) return true;
+  return signed_mean / std_error > at(static_cast<double>(x.count() - 1));
+}
+
+}  // namespace looprace::stats

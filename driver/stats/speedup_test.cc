@@ -1,0 +1,150 @@
+#include "stats/speedup_test.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace looprace::stats {
+namespace {
+
+RunningStats summarize(const std::vector<double>& values, const char* name, bool logarithm) {
+  RunningStats stats;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double x = values[i];
+    if (!std::isfinite(x) || x <= 0.0)
+      throw std::invalid_argument(
+          fmt::format("{} observation {} is {}: times must be finite and > 0", name, i + 1, x));
+    stats.add(logarithm ? std::log(x) : x);
+  }
+  if (stats.count() < 2)
+    throw std::invalid_argument(
+        fmt::format("{} needs at least 2 observations, got {}", name, stats.count()));
+  return stats;
+}
+
+// Shapiro–Wilk when the protocol asks for it (3 <= n < 30) and the sample is not constant.
+std::optional<ShapiroWilk> normality(const std::vector<double>& values) {
+  if (values.size() < 3 || values.size() >= kLargeSample) return std::nullopt;
+  if (std::all_of(values.begin(), values.end(), [&](double x) { return x == values.front(); }))
+    return std::nullopt;
+  return shapiro_wilk(values);
+}
+
+// A small sample is trusted when Shapiro–Wilk does not reject normality at 1 - confidence.
+bool trusted(const std::vector<double>& values, const std::optional<ShapiroWilk>& test,
+             double confidence) {
+  if (values.size() >= kLargeSample) return true;
+  if (values.size() < 3) return false;
+  return !test || test->p_value >= 1.0 - confidence;
+}
+
+}  // namespace
+
+const char* verdict_name(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::faster:
+      return "faster";
+    case Verdict::slower:
+      return "slower";
+    case Verdict::no_difference:
+      return "no-difference";
+    case Verdict::needs_more_runs:
+      return "needs-more-runs";
+  }
+  return "unknown";
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) throw std::invalid_argument("median of an empty sample");
+  const std::size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
+  const double upper = values[mid];
+  if (values.size() % 2 == 1) return upper;
+  const double lower =
+      *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
+  return (lower + upper) / 2.0;
+}
+
+SpeedupTestResult speedup_test(const std::vector<double>& baseline,
+                               const std::vector<double>& candidate, double confidence) {
+  if (!(confidence > 0.0 && confidence < 1.0))
+    throw std::invalid_argument("confidence must be strictly between 0 and 1");
+  const RunningStats base = summarize(baseline, "baseline", false);
+  const RunningStats cand = summarize(candidate, "candidate", false);
+  const RunningStats log_base = summarize(baseline, "baseline", true);
+  const RunningStats log_cand = summarize(candidate, "candidate", true);
+
+  SpeedupTestResult r;
+  r.confidence = confidence;
+  r.baseline_n = baseline.size();
+  r.candidate_n = candidate.size();
+  r.baseline_mean = base.mean();
+  r.candidate_mean = cand.mean();
+  r.baseline_median = median(baseline);
+  r.candidate_median = median(candidate);
+  r.median_speedup = r.baseline_median / r.candidate_median;
+
+  const TTest two_sided = welch_t_test(base, cand, Alternative::two_sided, confidence);
+  r.difference = two_sided.interval;
+  r.welch_df = two_sided.df;
+  r.p_faster = welch_t_test(base, cand, Alternative::greater, confidence).p_value;
+  r.p_slower = welch_t_test(base, cand, Alternative::less, confidence).p_value;
+  const Interval log_ratio =
+      welch_t_test(log_base, log_cand, Alternative::two_sided, confidence).interval;
+  r.speedup_interval = {std::exp(log_ratio.lower), std::exp(log_ratio.upper)};
+
+  r.baseline_normality = normality(baseline);
+  r.candidate_normality = normality(candidate);
+  const double alpha = 1.0 - confidence;
+  const int percent = static_cast<int>(std::lround(confidence * 100.0));
+  if (!trusted(baseline, r.baseline_normality, confidence) ||
+      !trusted(candidate, r.candidate_normality, confidence)) {
+    r.verdict = Verdict::needs_more_runs;
+    r.explanation = fmt::format(
+        "Cannot conclude: with fewer than {} runs the samples must look normal (Shapiro-Wilk) "
+        "and {} does not; run each version at least {} times.",
+        kLargeSample,
+        trusted(baseline, r.baseline_normality, confidence) ? "the candidate" : "the baseline",
+        kLargeSample);
+  } else if (r.p_faster < alpha) {
+    r.verdict = Verdict::faster;
+    r.explanation = fmt::format(
+        "The candidate is faster at {}% confidence: median speedup {:.3f}x, mean time saved "
+        "between {:.4g} and {:.4g}.",
+        percent, r.median_speedup, r.difference.lower, r.difference.upper);
+  } else if (r.p_slower < alpha) {
+    r.verdict = Verdict::slower;
+    r.explanation = fmt::format(
+        "The candidate is slower at {}% confidence: median speedup {:.3f}x, mean time lost "
+        "between {:.4g} and {:.4g}.",
+        percent, r.median_speedup, -r.difference.upper, -r.difference.lower);
+  } else {
+    r.verdict = Verdict::no_difference;
+    r.explanation = fmt::format(
+        "No significant difference at {}% confidence (median speedup {:.3f}x, but the interval "
+        "of the mean difference {:.4g} to {:.4g} contains 0).",
+        percent, r.median_speedup, r.difference.lower, r.difference.upper);
+  }
+  return r;
+}
+
+SetSummary summarize_set(const std::vector<SpeedupTestResult>& results, double confidence) {
+  if (results.empty()) throw std::invalid_argument("set summary of no results");
+  SetSummary s;
+  s.confidence = confidence;
+  s.cases = results.size();
+  double weighted_gain = 0.0, weighted_time = 0.0;
+  for (const auto& r : results) {
+    if (r.verdict == Verdict::faster) ++s.improved;
+    const double weight = r.baseline_median;  // normalizing the weights cancels in the ratio
+    weighted_gain += weight * (r.baseline_median - r.candidate_median);
+    weighted_time += weight * r.baseline_median;
+  }
+  s.proportion = static_cast<double>(s.improved) / static_cast<double>(s.cases);
+  s.proportion_interval = proportion_interval(s.improved, s.cases, confidence);
+  s.overall_gain = weighted_gain / weighted_time;
+  return s;
+}
+
+}  // namespace looprace::stats

@@ -1,0 +1,42 @@
+# Reference values for tests/stats/*_test.cc. Run: Rscript tests/stats/reference.R
+# The tests hold the printed numbers as constants; rerun and compare after changing a test's data.
+options(digits = 15)
+T1 <- c(2.799, 2.046, 1.259, 1.877, 2.244)  # seeds/002 example 2.1
+T2 <- c(1.046, 0.259, 0.877, 1.244, 1.799)
+A <- c(10.2, 11.5, 9.8, 10.9, 12.1, 10.4, 11.0, 9.5)
+B <- c(12.4, 13.1, 11.8, 12.9, 14.2, 12.0, 13.5, 12.7, 13.0, 12.2, 11.9, 13.8)
+U <- c(1.5, 1.1, 0.9, 1.0, 1.2, 5.8, 1.05, 0.95, 1.3, 1.15, 0.99, 1.02, 7.5, 1.01, 1.08,
+       1.12, 0.97, 1.04, 1.09, 1.11)  # long right tail, n = 20
+S3 <- c(1, 2, 4)
+N40 <- round(qnorm(ppoints(40)) * 3 + 100, 3)  # normal scores, n = 40
+
+p <- function(label, value) cat(sprintf("%-34s %.15g\n", label, value))
+pt2 <- function(label, t) {
+  p(paste(label, "t"), t$statistic); p(paste(label, "df"), t$parameter)
+  p(paste(label, "p"), t$p.value)
+  p(paste(label, "lower"), t$conf.int[1]); p(paste(label, "upper"), t$conf.int[2])
+}
+pt2("welch T1 T2 two.sided 0.95", t.test(T1, T2, conf.level = 0.95))
+pt2("welch T1 T2 greater 0.99", t.test(T1, T2, alternative = "greater", conf.level = 0.99))
+pt2("welch T1 T2 greater 0.95", t.test(T1, T2, alternative = "greater", conf.level = 0.95))
+pt2("welch A B less 0.9", t.test(A, B, alternative = "less", conf.level = 0.9))
+pt2("welch A B two.sided 0.99", t.test(A, B, conf.level = 0.99))
+pt2("one-sample A mu=10 greater 0.95", t.test(A, mu = 10, alternative = "greater"))
+pt2("one-sample A mu=10 two.sided 0.9", t.test(A, mu = 10, conf.level = 0.9))
+p("qt(0.975, 4)", qt(0.975, 4))
+p("qt(0.99, 7.5)", qt(0.99, 7.5))
+p("qt(0.95, 1000)", qt(0.95, 1000))
+sw <- function(label, x) { s <- shapiro.test(x); p(paste(label, "W"), s$statistic); p(paste(label, "p"), s$p.value) }
+sw("shapiro T1", T1)
+sw("shapiro S3", S3)
+sw("shapiro A", A)
+sw("shapiro B", B)
+sw("shapiro U", U)
+cat("N40 =", N40, "\n")
+sw("shapiro N40", N40)
+pp <- function(label, x, n, conf) { r <- prop.test(x, n, conf.level = conf); p(paste(label, "lower"), r$conf.int[1]); p(paste(label, "upper"), r$conf.int[2]) }
+pp("prop 17/30 0.90", 17, 30, 0.90)
+pp("prop 0/10 0.95", 0, 10, 0.95)
+pp("prop 10/10 0.95", 10, 10, 0.95)
+pp("prop 15/30 0.95", 15, 30, 0.95)
+pp("prop 3/40 0.99", 3, 40, 0.99)

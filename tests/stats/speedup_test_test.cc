@@ -1,0 +1,113 @@
+// The Speedup-Test protocol on seeds/002's examples; reference values from R via reference.R.
+#include "stats/speedup_test.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+
+namespace looprace::stats {
+namespace {
+
+const std::vector<double> kT1 = {2.799, 2.046, 1.259, 1.877, 2.244};
+const std::vector<double> kT2 = {1.046, 0.259, 0.877, 1.244, 1.799};
+
+TEST(SpeedupTest, PaperExampleIsFasterAt95ButNotAt99) {
+  const SpeedupTestResult at95 = speedup_test(kT1, kT2, 0.95);
+  EXPECT_EQ(at95.verdict, Verdict::faster);
+  ASSERT_TRUE(at95.baseline_normality);
+  EXPECT_NEAR(at95.baseline_normality->w, 0.986190408160782, 1e-9);
+  EXPECT_NEAR(at95.p_faster, 0.0111820592279741, 1e-10);
+  EXPECT_NEAR(at95.difference.lower, 0.183356057013855, 1e-10);  // two-sided 95% (R)
+  EXPECT_NEAR(at95.difference.upper, 1.81664394298614, 1e-10);
+  EXPECT_NEAR(at95.median_speedup, 2.046 / 1.046, 1e-12);
+  EXPECT_NEAR(at95.baseline_median, 2.046, 1e-12);
+  EXPECT_NE(at95.explanation.find("faster at 95% confidence"), std::string::npos);
+  EXPECT_EQ(speedup_test(kT1, kT2, 0.99).verdict, Verdict::no_difference);
+  EXPECT_EQ(speedup_test(kT2, kT1, 0.95).verdict, Verdict::slower);
+}
+
+TEST(SpeedupTest, SpeedupIntervalIsWelchOnLogs) {
+  const SpeedupTestResult r = speedup_test(kT1, kT2, 0.95);
+  RunningStats a, b;
+  for (double x : kT1) a.add(std::log(x));
+  for (double x : kT2) b.add(std::log(x));
+  const TTest logs = welch_t_test(a, b, Alternative::two_sided, 0.95);
+  EXPECT_NEAR(r.speedup_interval.lower, std::exp(logs.interval.lower), 1e-12);
+  EXPECT_NEAR(r.speedup_interval.upper, std::exp(logs.interval.upper), 1e-12);
+}
+
+TEST(SpeedupTest, SmallNonNormalSampleNeedsMoreRuns) {
+  const std::vector<double> tailed = {1.5,  1.1,  0.9, 1.0,  1.2,  5.8,  1.05, 0.95, 1.3,  1.15,
+                                      0.99, 1.02, 7.5, 1.01, 1.08, 1.12, 0.97, 1.04, 1.09, 1.11};
+  const SpeedupTestResult r = speedup_test(tailed, kT2, 0.95);
+  EXPECT_EQ(r.verdict, Verdict::needs_more_runs);
+  EXPECT_NE(r.explanation.find("the baseline"), std::string::npos);
+}
+
+TEST(SpeedupTest, LargeSamplesSkipTheNormalityCheck) {
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> slow(std::log(110.0), 0.3), fast(std::log(100.0), 0.3);
+  std::vector<double> a, b;
+  for (int i = 0; i < 400; ++i) {
+    a.push_back(slow(rng));
+    b.push_back(fast(rng));
+  }
+  const SpeedupTestResult r = speedup_test(a, b, 0.95);
+  EXPECT_FALSE(r.baseline_normality);
+  EXPECT_EQ(r.verdict, Verdict::faster);
+  EXPECT_GT(r.median_speedup, 1.0);
+}
+
+TEST(SpeedupTest, IdenticalObservationsGiveNoDifferenceWithoutNaN) {
+  const SpeedupTestResult r = speedup_test({5, 5, 5}, {5, 5, 5}, 0.95);
+  EXPECT_EQ(r.verdict, Verdict::no_difference);
+  EXPECT_EQ(r.median_speedup, 1.0);
+  EXPECT_FALSE(std::isnan(r.difference.lower));
+  const SpeedupTestResult two = speedup_test({5, 6}, {4, 4.5}, 0.95);
+  EXPECT_EQ(two.verdict, Verdict::needs_more_runs);  // n = 2 cannot be checked for normality
+}
+
+TEST(SpeedupTest, RejectsNonPositiveNaNAndTooFew) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(speedup_test({1, 2, nan}, kT2), std::invalid_argument);
+  EXPECT_THROW(speedup_test(kT1, {1, 0, 2}), std::invalid_argument);
+  EXPECT_THROW(speedup_test(kT1, {1}), std::invalid_argument);
+  EXPECT_THROW(speedup_test(kT1, kT2, 1.5), std::invalid_argument);
+  try {
+    speedup_test(kT1, {1, -2, 2});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("candidate observation 2"), std::string::npos);
+  }
+}
+
+TEST(SetSummary, WeightedGainAndProportionFollowThePaper) {
+  // seeds/002 example 3.1: P1 3 s -> 1 s, P2 3600 s -> 3428 s, weights = baseline medians.
+  SpeedupTestResult p1, p2;
+  p1.baseline_median = 3;
+  p1.candidate_median = 1;
+  p1.verdict = Verdict::faster;
+  p2.baseline_median = 3600;
+  p2.candidate_median = 3428;
+  p2.verdict = Verdict::no_difference;
+  const SetSummary s = summarize_set({p1, p2}, 0.95);
+  EXPECT_NEAR(s.overall_gain, (3.0 * 2.0 + 3600.0 * 172.0) / (9.0 + 3600.0 * 3600.0), 1e-12);
+  EXPECT_EQ(s.improved, 1u);
+  EXPECT_EQ(s.cases, 2u);
+  EXPECT_DOUBLE_EQ(s.proportion, 0.5);
+  const Interval expected = proportion_interval(1, 2, 0.95);
+  EXPECT_DOUBLE_EQ(s.proportion_interval.lower, expected.lower);
+  EXPECT_THROW(summarize_set({}, 0.95), std::invalid_argument);
+}
+
+TEST(Median, EvenAndOdd) {
+  EXPECT_EQ(median({3, 1, 2}), 2.0);
+  EXPECT_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_THROW(median({}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace looprace::stats
