@@ -34,4 +34,7 @@ CodeIdentity code_identity(const std::filesystem::path& dir);
 // Whether `file` is an ELF executable or shared object (not an object file).
 bool is_linked_elf(const std::filesystem::path& file);
 
+// The linked ELF files under `dir` that code_identity() hashes, relative to `dir`, sorted.
+std::vector<std::filesystem::path> linked_elf_files(const std::filesystem::path& dir);
+
 }  // namespace looprace::build

@@ -1,0 +1,97 @@
+#include "build/variant_env.h"
+
+#include <fmt/format.h>
+
+#include <random>
+
+namespace looprace::build {
+
+namespace {
+
+// make and sh split LOOPRACE_CC at blanks and expand $ and quotes; -Wl, splits at commas.
+void require_plain(const std::string& text, const std::string& what) {
+  for (char c : text) {
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 std::string_view("_./+-:=@%~").find(c) != std::string_view::npos;
+    if (!plain) {
+      throw Error(fmt::format(
+          "the {} \"{}\" contains '{}': it cannot go into $LOOPRACE_CC, which build tools split "
+          "at blanks and commas and expand; use a path made of letters, digits and _./+-:=@%~",
+          what, text, c));
+    }
+  }
+}
+
+std::string joined(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string result;
+  for (const auto& part : parts) {
+    if (!result.empty()) result += separator;
+    result += part;
+  }
+  return result;
+}
+
+}  // namespace
+
+unsigned function_padding(std::uint64_t layout_seed) {
+  // Different stream from the run padding of the same seed (run/runner.cc).
+  std::mt19937_64 random(layout_seed ^ 0x9e3779b97f4a7c15ULL);
+  return std::uniform_int_distribution<unsigned>(0, 63)(random);
+}
+
+std::vector<std::string> plugin_arguments(const VariantSpec& spec) {
+  const std::string prefix = "-fplugin-arg-looprace-";
+  std::vector<std::string> args;
+  if (spec.table) {
+    require_plain(spec.table->string(), "loop table path");
+    args.push_back(prefix + "table=" + spec.table->string());
+  }
+  if (spec.profile) {
+    require_plain(spec.profile->string(), "profile path");
+    args.push_back(prefix + "profile=" + spec.profile->string());
+  }
+  if (!spec.unroll.empty()) {
+    std::vector<std::string> items;
+    for (const auto& [loop, factor] : spec.unroll) {
+      require_plain(loop, "loop selector");
+      if (factor < 0 || factor > 16) {
+        throw Error(fmt::format("unroll factor {} for loop {} is outside 0..16", factor, loop));
+      }
+      items.push_back(fmt::format("{}:{}", loop, factor));
+    }
+    args.push_back(prefix + "unroll=" + joined(items, ","));
+  }
+  if (!spec.instrument.empty()) {
+    for (const auto& loop : spec.instrument) require_plain(loop, "loop selector");
+    args.push_back(prefix + "instrument=" + joined(spec.instrument, ","));
+  }
+  if (spec.verify) {
+    require_plain(spec.verify->string(), "verify path");
+    args.push_back(prefix + "verify=" + spec.verify->string());
+  }
+  if (spec.layout_seed) {
+    // P nops before each function's entry, none executed: every function moves by P bytes.
+    unsigned padding = function_padding(*spec.layout_seed);
+    if (padding > 0) args.push_back(fmt::format("-fpatchable-function-entry={0},{0}", padding));
+  }
+  return args;
+}
+
+run::Environment build_environment(const Toolchain& toolchain, const VariantSpec& spec,
+                                   const std::filesystem::path& outdir,
+                                   const std::filesystem::path& srcdir, run::Environment base) {
+  require_plain(toolchain.plugin.string(), "plugin path");
+  require_plain(toolchain.runtime.string(), "runtime library path");
+  std::string cflags = "-fplugin=" + toolchain.plugin.string();
+  for (const auto& arg : plugin_arguments(spec)) cflags += " " + arg;
+  std::string ldflags = "-Wl,--whole-archive," + toolchain.runtime.string() + ",--no-whole-archive";
+  base.set("LOOPRACE_CC", fmt::format("{} {} {}", toolchain.cc, cflags, ldflags));
+  base.set("LOOPRACE_CXX", fmt::format("{} {} {}", toolchain.cxx, cflags, ldflags));
+  base.set("LOOPRACE_CFLAGS", cflags);
+  base.set("LOOPRACE_LDFLAGS", ldflags);
+  base.set("LOOPRACE_OUTDIR", std::filesystem::absolute(outdir).lexically_normal().string());
+  base.set("LOOPRACE_SRCDIR", std::filesystem::absolute(srcdir).lexically_normal().string());
+  return base;
+}
+
+}  // namespace looprace::build

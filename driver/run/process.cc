@@ -1,0 +1,296 @@
+#include "run/process.h"
+
+#include "run/digest.h"
+
+#include <fmt/format.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/pidfd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cerrno>
+#include <cstring>
+
+extern char** environ;
+
+namespace looprace::run {
+
+Environment Environment::current() {
+  Environment env;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string_view text(*entry);
+    auto eq = text.find('=');
+    if (eq == std::string_view::npos) continue;
+    env.vars_[std::string(text.substr(0, eq))] = std::string(text.substr(eq + 1));
+  }
+  return env;
+}
+
+void Environment::set(const std::string& name, const std::string& value) { vars_[name] = value; }
+
+void Environment::unset(const std::string& name) { vars_.erase(name); }
+
+std::optional<std::string> Environment::get(const std::string& name) const {
+  auto it = vars_.find(name);
+  if (it == vars_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> Environment::entries() const {
+  std::vector<std::string> result;
+  result.reserve(vars_.size());
+  for (const auto& [name, value] : vars_) result.push_back(name + "=" + value);
+  return result;
+}
+
+namespace {
+
+// Accumulates one stream into a CapturedOutput without keeping more than the limits.
+class Capture {
+ public:
+  Capture(std::size_t head_limit, std::size_t tail_limit)
+      : head_limit_(head_limit), tail_limit_(tail_limit) {}
+
+  void add(const char* data, std::size_t size) {
+    std::string_view bytes(data, size);
+    digest_.update(bytes);
+    out_.size += size;
+    if (out_.head.size() < head_limit_) {
+      out_.head.append(bytes.substr(0, head_limit_ - out_.head.size()));
+    }
+    out_.tail.append(bytes);
+    // Trim in chunks so that a chatty build does not make this quadratic.
+    if (out_.tail.size() > 2 * tail_limit_) out_.tail.erase(0, out_.tail.size() - tail_limit_);
+  }
+
+  CapturedOutput finish() {
+    if (out_.tail.size() > tail_limit_) out_.tail.erase(0, out_.tail.size() - tail_limit_);
+    out_.digest = digest_.hex();
+    return std::move(out_);
+  }
+
+ private:
+  std::size_t head_limit_, tail_limit_;
+  Digest digest_;
+  CapturedOutput out_;
+};
+
+double seconds(const timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; }
+
+struct Pipe {
+  int read = -1, write = -1;
+  bool open() {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return false;
+    read = fds[0];
+    write = fds[1];
+    return true;
+  }
+  void close_read() {
+    if (read >= 0) ::close(read);
+    read = -1;
+  }
+  void close_write() {
+    if (write >= 0) ::close(write);
+    write = -1;
+  }
+};
+
+// In the child between fork and exec: only async-signal-safe calls. Never returns.
+// Tells the parent, through the report pipe, which step failed and why.
+[[noreturn]] void child_failed(int report_fd, const char* what) {
+  int code = errno;
+  (void)!write(report_fd, &code, sizeof code);
+  (void)!write(report_fd, what, strlen(what));
+  _exit(127);
+}
+
+[[noreturn]] void exec_child(const ProcessSpec& spec, const Pipe& out, const Pipe& err,
+                             char* const argv[], char* const envp[], int report_fd) {
+  auto fail = [report_fd](const char* what) { child_failed(report_fd, what); };
+  setpgid(0, 0);
+  // The driver may ignore or block signals; the program must start with defaults.
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  signal(SIGPIPE, SIG_DFL);
+  int null_fd = open("/dev/null", O_RDONLY);
+  if (null_fd < 0) fail("open /dev/null");
+  if (dup2(null_fd, 0) < 0 || dup2(out.write, 1) < 0) fail("dup2");
+  if (dup2(spec.merge_stderr ? out.write : err.write, 2) < 0) fail("dup2");
+  if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) fail("chdir");
+  if (spec.pin_cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(*spec.pin_cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) fail("sched_setaffinity");
+  }
+  execve("/bin/sh", argv, envp);
+  child_failed(report_fd, "execve /bin/sh");
+}
+
+}  // namespace
+
+ProcessResult run_process(const ProcessSpec& spec) {
+  ProcessResult result;
+  // Everything the child needs is prepared before fork: it may only call async-signal-safe code.
+  std::vector<std::string> env_strings = spec.env.entries();
+  std::vector<char*> envp;
+  for (auto& entry : env_strings) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  std::string sh = "sh", dash_c = "-c", command = spec.command;
+  char* argv[] = {sh.data(), dash_c.data(), command.data(), nullptr};
+
+  Pipe out, err, report;
+  if (!out.open() || !err.open() || !report.open()) {
+    result.spawn_error = fmt::format("cannot create a pipe: {}", strerror(errno));
+    out.close_read(), out.close_write(), err.close_read(), err.close_write();
+    report.close_read(), report.close_write();
+    return result;
+  }
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid == 0) exec_child(spec, out, err, argv, envp.data(), report.write);
+  out.close_write();
+  err.close_write();
+  report.close_write();
+  if (pid < 0) {
+    result.spawn_error = fmt::format("cannot fork: {}", strerror(errno));
+    out.close_read(), err.close_read(), report.close_read();
+    return result;
+  }
+  // Also from the parent, so that a kill of the group cannot race the child's own setpgid.
+  setpgid(pid, pid);
+
+  // The report pipe closes on a successful exec; otherwise it carries errno and what failed.
+  {
+    char buffer[256];
+    ssize_t got;
+    std::string report_text;
+    while ((got = read(report.read, buffer, sizeof buffer)) > 0) report_text.append(buffer, got);
+    report.close_read();
+    if (report_text.size() >= sizeof(int)) {
+      int code;
+      memcpy(&code, report_text.data(), sizeof code);
+      result.spawn_error =
+          fmt::format("{} failed: {}", report_text.substr(sizeof code), strerror(code));
+    }
+  }
+
+  Capture out_capture(spec.limits.head_bytes, spec.limits.tail_bytes);
+  Capture err_capture(spec.limits.head_bytes, spec.limits.tail_bytes);
+  fcntl(out.read, F_SETFL, O_NONBLOCK);
+  fcntl(err.read, F_SETFL, O_NONBLOCK);
+  using Clock = std::chrono::steady_clock;
+  // After the shell ends, stragglers of its group are killed and the pipes drained for at most
+  // this long (a descendant that left the group may hold them open).
+  constexpr auto kDrain = std::chrono::seconds(1);
+  // Readable when the child ends, so one poll() waits for output, the end and the time limit.
+  int pidfd = pidfd_open(pid, 0);
+  bool timed_out = false, reaped = false;
+  int status = 0;
+  rusage usage{};
+  Clock::time_point drain_deadline;
+  std::vector<char> buffer(64 * 1024);
+  auto reap = [&](int flags) {
+    pid_t done = wait4(pid, &status, flags, &usage);
+    if (done == pid || (done < 0 && errno != EINTR)) {
+      reaped = true;
+      kill(-pid, SIGKILL);
+      drain_deadline = Clock::now() + kDrain;
+    }
+  };
+  for (;;) {
+    if (!reaped) reap(WNOHANG);
+    if (reaped && out.read < 0 && err.read < 0) break;
+    auto now = Clock::now();
+    if (!reaped && spec.timeout.count() > 0 && now >= start + spec.timeout) {
+      timed_out = true;
+      kill(-pid, SIGKILL);
+      while (!reaped) reap(0);
+      continue;
+    }
+    if (reaped && now >= drain_deadline) break;
+    auto until = reaped ? drain_deadline : start + spec.timeout;
+    int wait_ms = -1;
+    if (reaped || spec.timeout.count() > 0) {
+      wait_ms = int(std::chrono::ceil<std::chrono::milliseconds>(until - now).count());
+    }
+    if (!reaped && pidfd < 0) wait_ms = wait_ms < 0 ? 20 : std::min(wait_ms, 20);
+    pollfd fds[3];
+    nfds_t count = 0;
+    if (out.read >= 0) fds[count++] = {out.read, POLLIN, 0};
+    if (err.read >= 0) fds[count++] = {err.read, POLLIN, 0};
+    if (!reaped && pidfd >= 0) fds[count++] = {pidfd, POLLIN, 0};
+    if (poll(fds, count, wait_ms) <= 0) continue;
+    for (nfds_t i = 0; i < count; ++i) {
+      if (fds[i].revents == 0 || fds[i].fd == pidfd) continue;
+      bool is_out = fds[i].fd == out.read;
+      for (;;) {
+        ssize_t got = read(fds[i].fd, buffer.data(), buffer.size());
+        if (got > 0) {
+          (is_out ? out_capture : err_capture).add(buffer.data(), std::size_t(got));
+          continue;
+        }
+        if (got < 0 && errno == EINTR) continue;
+        if (got == 0 || errno != EAGAIN) (is_out ? out : err).close_read();
+        break;
+      }
+    }
+  }
+  if (pidfd >= 0) close(pidfd);
+  out.close_read();
+  err.close_read();
+  result.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.user_seconds = seconds(usage.ru_utime);
+  result.system_seconds = seconds(usage.ru_stime);
+  result.out = out_capture.finish();
+  result.err = err_capture.finish();
+  if (!result.spawn_error.empty()) {
+    result.ending = Ending::spawn_failed;
+  } else if (timed_out) {
+    result.ending = Ending::timed_out;
+    result.term_signal = SIGKILL;
+  } else if (WIFSIGNALED(status)) {
+    result.ending = Ending::signaled;
+    result.term_signal = WTERMSIG(status);
+  } else {
+    result.ending = Ending::exited;
+    result.exit_status = WEXITSTATUS(status);
+  }
+  return result;
+}
+
+std::string ProcessResult::describe() const {
+  switch (ending) {
+    case Ending::exited:
+      return fmt::format("exit status {}", exit_status);
+    case Ending::signaled:
+      return fmt::format("killed by signal {} ({})", term_signal, strsignal(term_signal));
+    case Ending::timed_out:
+      return fmt::format("timed out after {:.3g} s", wall_seconds);
+    case Ending::spawn_failed:
+      return fmt::format("could not start: {}", spawn_error);
+  }
+  return "unknown";
+}
+
+std::string last_lines(const std::string& text, std::size_t count) {
+  if (count == 0) return {};
+  std::size_t end = text.size();
+  if (end > 0 && text[end - 1] == '\n') --end;  // a final newline does not start a line
+  std::size_t pos = end;
+  std::size_t lines = 0;
+  while (pos > 0) {
+    if (text[pos - 1] == '\n' && ++lines == count) break;
+    --pos;
+  }
+  return text.substr(pos);
+}
+
+}  // namespace looprace::run
