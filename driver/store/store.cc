@@ -549,6 +549,16 @@ std::vector<RunRow> Store::runs(std::int64_t program, RunKind kind,
   return out;
 }
 
+std::vector<std::string> Store::raced_loops(std::int64_t program) const {
+  Statement q(db_,
+              "SELECT target_loop FROM runs WHERE program=? AND kind='race' GROUP BY target_loop "
+              "ORDER BY min(id)");
+  q.bind(1, program);
+  std::vector<std::string> out;
+  while (q.step()) out.push_back(q.text(0));
+  return out;
+}
+
 void Store::put_decision(std::int64_t program, const DecisionRow& d) {
   Statement q(db_,
               "INSERT INTO decisions(program, loop, plan, chosen, winners, samples, groups, "

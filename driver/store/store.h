@@ -150,6 +150,9 @@ class Store {
   std::vector<RunRow> runs(std::int64_t program, RunKind kind,
                            const std::string& target_loop = {}) const;
 
+  // Loops that have race runs, in the order their races started.
+  std::vector<std::string> raced_loops(std::int64_t program) const;
+
   void put_decision(std::int64_t program, const DecisionRow& decision);
   std::optional<DecisionRow> decision(std::int64_t program, const std::string& loop_id,
                                       const std::string& plan) const;

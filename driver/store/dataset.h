@@ -1,0 +1,48 @@
+// Derived views of a store that several commands share: loop hotness from the hotness runs, and
+// the raced observations per loop and factor (the dataset `looprace replay --store` simulates
+// sampling plans on).
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "store/store.h"
+
+namespace looprace::store {
+
+// Hotness of one loop: cycles per run and share of the program's cycles.
+struct Hotness {
+  std::string id;
+  double cycles_per_run = 0;
+  double entries_per_run = 0;
+  double share = 0;  // of the program's cycles (wall time x TSC rate), 0..1; 0 when unknown
+};
+
+// One run of the all-instrumented build.
+struct HotnessSample {
+  double wall_seconds = 0;
+  double tsc_hz = 0;                                       // 0 when unknown
+  std::map<std::string, std::pair<double, double>> loops;  // id -> (cycles, entries)
+};
+
+// The loops that ran, hottest first.
+std::vector<Hotness> rank_hotness(const std::vector<HotnessSample>& samples);
+
+// The hotness runs stored for `program`, ranked (empty when none were stored).
+std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, double tsc_hz);
+
+// Observations of one loop's race: cycles per factor in recorded order (only the factors that
+// were raced, i.e. the lowest factor of each group of byte-identical variants), plus which
+// factor's code each factor shares.
+struct LoopDataset {
+  std::string loop_id;
+  std::map<int, std::vector<double>> cycles;  // raced factor -> cycles per run
+  std::map<int, int> group_of;                // factor -> raced factor with the same code
+};
+
+// Every raced loop of `program`, in the order its race started.
+std::vector<LoopDataset> load_race_dataset(const Store& store, std::int64_t program);
+
+}  // namespace looprace::store

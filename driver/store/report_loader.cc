@@ -1,0 +1,166 @@
+#include "store/report_loader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "store/dataset.h"
+
+namespace looprace::store {
+namespace {
+
+std::string text_of(const nlohmann::json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_null()) return "";
+  return j.dump();
+}
+
+report::RunContext context_of(const Store& store, const Store::ProgramRow& program) {
+  report::RunContext c;
+  c.build_command = program.build_command;
+  c.run_command = program.run_command;
+  auto sessions = store.sessions();
+  if (sessions.empty()) return c;
+  const SessionRow& s = sessions.back();
+  const nlohmann::json& f = s.facts;
+  c.started = s.started;
+  c.looprace_version = f.value("looprace_version", "");
+  c.gcc_version = f.value("compiler", "");
+  c.cpu_model = f.value("cpu_model", "");
+  if (f.contains("runtime_tsc_hz") && f["runtime_tsc_hz"].is_number()) {
+    c.tsc_hz = f["runtime_tsc_hz"].get<double>();
+  } else if (f.contains("tsc_hz") && f["tsc_hz"].is_number()) {
+    c.tsc_hz = f["tsc_hz"].get<double>();
+  }
+  if (f.contains("probe_cycles") && f["probe_cycles"].is_number()) {
+    c.probe_overhead_cycles = f["probe_cycles"].get<double>();
+  }
+  for (const char* key : {"hostname", "kernel", "cores", "governors", "boost", "load", "pinned_cpu",
+                          "plan", "seed", "layouts", "run_timeout_seconds"}) {
+    if (f.contains(key) && !f[key].is_null()) c.facts.emplace_back(key, text_of(f[key]));
+  }
+  if (f.contains("warnings")) {
+    for (const auto& w : f["warnings"]) c.warnings.push_back(text_of(w));
+  }
+  return c;
+}
+
+std::vector<std::size_t> to_sizes(const nlohmann::json& factors) {
+  return factors.get<std::vector<std::size_t>>();
+}
+
+plans::Decision decision_of(const DecisionRow& d) {
+  plans::Decision out;
+  out.chosen = static_cast<std::size_t>(d.chosen);
+  for (int f : d.winners) out.winners.push_back(static_cast<std::size_t>(f));
+  out.samples.assign(report::kMaxFactor + 1, 0);
+  for (const auto& [factor, n] : d.samples.items()) {
+    out.samples.at(std::stoul(factor)) = n.get<std::size_t>();
+  }
+  for (const auto& [factor, reason] : d.disqualified.items()) {
+    out.disqualified.push_back(std::stoul(factor));
+  }
+  std::sort(out.disqualified.begin(), out.disqualified.end());
+  out.cap_hit = d.cap_hit;
+  for (const auto& r : d.rounds) {
+    plans::RoundTrace t;
+    t.round = r.value("round", std::size_t{0});
+    t.sampled = to_sizes(r["sampled"]);
+    t.survivors = to_sizes(r["survivors"]);
+    t.losers = to_sizes(r["losers"]);
+    out.rounds.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace
+
+report::Report load_report(const Store& store, const std::vector<std::string>& selectors) {
+  report::Report rep;
+  auto programs = store.programs();
+  if (programs.empty()) {
+    throw StoreError(fmt::format("store {} holds no race yet", store.path().string()));
+  }
+  const Store::ProgramRow& program = programs.back();
+  rep.context = context_of(store, program);
+
+  std::map<std::string, LoopRow> table;
+  for (auto& l : store.loops(program.id)) table[l.id] = l;
+  std::map<std::string, DecisionRow> decisions;
+  for (auto& d : store.decisions(program.id)) decisions[d.loop_id] = d;
+  std::map<std::string, double> shares;
+  for (const auto& h : stored_hotness(store, program.id, rep.context.tsc_hz))
+    shares[h.id] = h.share;
+
+  std::vector<LoopDataset> raced = load_race_dataset(store, program.id);
+  for (const auto& selector : selectors) {
+    bool found = std::any_of(raced.begin(), raced.end(), [&](const LoopDataset& d) {
+      return d.loop_id.compare(0, selector.size(), selector) == 0;
+    });
+    if (!found) {
+      throw StoreError(fmt::format("--loop {}: no raced loop with this id in {}", selector,
+                                   store.path().string()));
+    }
+  }
+  for (const LoopDataset& data : raced) {
+    if (!selectors.empty() &&
+        std::none_of(selectors.begin(), selectors.end(), [&](const std::string& s) {
+          return data.loop_id.compare(0, s.size(), s) == 0;
+        })) {
+      continue;
+    }
+    report::LoopReport l;
+    l.id = data.loop_id;
+    if (auto t = table.find(l.id); t != table.end()) {
+      l.location = fmt::format("{}:{}:{}", t->second.file, t->second.line, t->second.column);
+      l.function = t->second.function;
+      l.position = fmt::format("{}/{}", t->second.index, t->second.loops);
+      l.features = t->second.features;
+    }
+    if (auto s = shares.find(l.id); s != shares.end()) l.hotness_share = s->second;
+
+    const DecisionRow* d = nullptr;
+    if (auto it = decisions.find(l.id); it != decisions.end()) d = &it->second;
+    // Index == factor; factors left out of the race (--factors) stay marked as such.
+    l.factors.resize(report::kMaxFactor + 1);
+    for (int i = 0; i <= report::kMaxFactor; ++i) {
+      l.factors[static_cast<std::size_t>(i)].factor = i;
+      l.factors[static_cast<std::size_t>(i)].code_group = i;
+      l.factors[static_cast<std::size_t>(i)].disqualified = true;
+      l.factors[static_cast<std::size_t>(i)].disqualified_reason = "not built (--factors)";
+    }
+    for (const auto& v : store.variants(program.id, l.id)) {
+      if (v.layout != 0 || v.factor < 0 || v.factor > report::kMaxFactor) continue;
+      report::FactorResult f;
+      f.factor = v.factor;
+      f.applied = v.applied;
+      f.applied_how = v.how;
+      f.code_group = v.group >= 0 ? v.group : v.factor;
+      if (!v.built) {
+        f.disqualified = true;
+        f.disqualified_reason = "build failed";
+      }
+      if (d && d->disqualified.contains(std::to_string(v.factor))) {
+        f.disqualified = true;
+        f.disqualified_reason = text_of(d->disqualified[std::to_string(v.factor)]);
+      }
+      if (auto c = data.cycles.find(v.factor); c != data.cycles.end() && f.code_group == v.factor) {
+        f.cycles = c->second;
+      }
+      if (v.applied && v.factor >= 1 && *v.applied != v.factor && *v.applied != 0) {
+        l.warnings.push_back(fmt::format("factor {}: GCC made {} copies{}", v.factor, *v.applied,
+                                         v.how.empty() ? "" : " (" + v.how + ")"));
+      }
+      l.factors[static_cast<std::size_t>(v.factor)] = std::move(f);
+    }
+    if (d) {
+      l.plan = d->plan;
+      l.decision = decision_of(*d);
+    }
+    rep.loops.push_back(std::move(l));
+  }
+  return rep;
+}
+
+}  // namespace looprace::store
