@@ -1,0 +1,65 @@
+// Loop table rows, their file and their ELF section.
+#include "loop_table.h"
+
+namespace looprace {
+
+void LoopTable::add(const LoopIdentity& identity, const LoopFeatures& features) {
+  nlohmann::ordered_json row;
+  row["v"] = 1;
+  row["id"] = identity.id;
+  row["file"] = identity.file;
+  row["line"] = identity.line;
+  row["column"] = identity.column;
+  row["function"] = identity.function;
+  row["name"] = identity.name;
+  row["fn_line"] = identity.fn_line;
+  row["tu"] = main_input_filename ? main_input_filename : "";
+  row["depth"] = identity.depth;
+  row["ordinal"] = identity.ordinal;
+  row["index"] = identity.index;
+  row["loops"] = identity.loops;
+  row["features"] = {{"blocks", features.blocks},      {"stmts", features.stmts},
+                     {"loads", features.loads},        {"stores", features.stores},
+                     {"calls", features.calls},        {"branches", features.branches},
+                     {"exits", features.exits},        {"inner", features.inner},
+                     {"niter", features.niter},        {"est_niter", features.est_niter},
+                     {"max_niter", features.max_niter}};
+  // Invalid UTF-8 in a file name must not throw inside the compiler: replace it.
+  lines_ += row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  lines_ += '\n';
+}
+
+bool append_atomically(const std::string& path, const std::string& text) {
+  int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  ssize_t written = write(fd, text.data(), text.size());
+  int saved_errno = errno;
+  close(fd);
+  errno = saved_errno;
+  if (written >= 0 && static_cast<size_t>(written) != text.size()) errno = EIO;
+  return written >= 0 && static_cast<size_t>(written) == text.size();
+}
+
+bool LoopTable::append_to(const std::string& path) const { return append_atomically(path, lines_); }
+
+void LoopTable::emit_section(FILE* assembly) const {
+  // push/pop keep GCC's idea of the current section right for whatever it emits afterwards.
+  fputs("\t.pushsection .looprace.loops,\"\",@progbits\n", assembly);
+  std::size_t start = 0;
+  while (start < lines_.size()) {
+    std::size_t end = lines_.find('\n', start) + 1;
+    fputs("\t.ascii \"", assembly);
+    for (std::size_t i = start; i < end; ++i) {
+      unsigned char c = lines_[i];
+      if (c == '"' || c == '\\' || c < ' ' || c >= 0x7f)
+        fprintf(assembly, "\\%03o", c);
+      else
+        fputc(c, assembly);
+    }
+    fputs("\"\n", assembly);
+    start = end;
+  }
+  fputs("\t.popsection\n", assembly);
+}
+
+}  // namespace looprace

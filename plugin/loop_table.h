@@ -1,0 +1,36 @@
+// The loop table (docs/formats.md section 3): JSON Lines appended to table=PATH with one
+// O_APPEND write per translation unit, and the same lines in the non-allocated ELF section
+// .looprace.loops of the object file, which the linker concatenates into the executable.
+#ifndef LOOPRACE_PLUGIN_LOOP_TABLE_H
+#define LOOPRACE_PLUGIN_LOOP_TABLE_H
+
+#include "gcc_headers.h"
+#include "loop_features.h"
+#include "loop_identity.h"
+
+namespace looprace {
+
+class LoopTable {
+ public:
+  // Adds one row for a loop of this translation unit.
+  void add(const LoopIdentity& identity, const LoopFeatures& features);
+
+  bool empty() const { return lines_.empty(); }
+
+  // Appends all rows to path in one write(); false with errno set on failure.
+  bool append_to(const std::string& path) const;
+
+  // Writes the rows into the .looprace.loops section of the assembly being produced.
+  void emit_section(FILE* assembly) const;
+
+ private:
+  std::string lines_;  // '\n'-terminated JSON objects
+};
+
+// Appends text to path with a single write() under O_APPEND, so concurrent compilers (make -j)
+// never interleave their lines. False with errno set on failure.
+bool append_atomically(const std::string& path, const std::string& text);
+
+}  // namespace looprace
+
+#endif  // LOOPRACE_PLUGIN_LOOP_TABLE_H

@@ -1,0 +1,120 @@
+// Verify records: what the unrollers really did to each loop with a requested factor.
+#include "verify.h"
+
+namespace looprace {
+
+void FactorVerifier::expect(const LoopIdentity& loop, int requested) {
+  by_location_[{loop.file, loop.line, loop.column}].push_back(expected_.size());
+  expected_.push_back({loop.id, loop.function, requested, {}});
+}
+
+void FactorVerifier::note_function_compiled(function* fun) {
+  compiled_functions_.insert(IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl)));
+}
+
+void FactorVerifier::observe_rtl_loops(function* fun) {
+  if (!loops_for_fn(fun)) return;
+  for (class loop* loop : loops_list(fun, 0)) {
+    expanded_location where = expand_location(get_loop_location(loop).get_location_t());
+    auto found = by_location_.find({where.file ? where.file : "", where.line, where.column});
+    if (found == by_location_.end()) continue;
+    Observation observation;
+    observation.function = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl));
+    observation.decision = loop->lpt_decision.decision;
+    if (observation.decision != LPT_NONE) observation.copies = loop->lpt_decision.times + 1;
+    observation.innermost = loop->inner == nullptr;
+    observation.cold = optimize_loop_for_size_p(loop) != OPTIMIZE_SIZE_NO;
+    class niter_desc* desc = get_simple_loop_desc(loop);
+    if (desc && desc->simple_p && desc->const_iter)
+      observation.constant_niter = static_cast<long long>(desc->niter);
+    for (std::size_t index : found->second) expected_[index].observations.push_back(observation);
+  }
+}
+
+std::string FactorVerifier::records() const {
+  std::string lines;
+  for (const Expectation& expectation : expected_) {
+    int applied = 1;
+    std::string how;
+    std::vector<int> copies;  // applied, per function holding a copy of the loop
+    if (expectation.observations.empty()) {
+      if (optimize == 0) {
+        how = "not-optimized";
+      } else if (compiled_functions_.count(expectation.function)) {
+        applied = 0;
+        how = "complete-tree";
+      } else {
+        applied = 0;
+        how = "not-emitted";
+      }
+    } else {
+      // Several RTL loops can share the location. Within one function they are one copy of the
+      // loop (vector loop and epilogue): the most unrolled is its body. Across functions
+      // (inlined copies) the least unrolled is reported, so a refusal is never hidden.
+      std::map<std::string, const Observation*> body_per_function;
+      for (const Observation& observation : expectation.observations) {
+        const Observation*& body = body_per_function[observation.function];
+        if (!body || observation.copies > body->copies) body = &observation;
+      }
+      const Observation* best = nullptr;
+      for (const auto& [function, body] : body_per_function) {
+        copies.push_back(body->copies);
+        if (!best || body->copies < best->copies) best = body;
+      }
+      applied = best->copies;
+      int requested = expectation.requested;
+      if (requested >= 2 && applied < requested) {
+        if (!best->innermost)
+          how = "not-innermost";
+        else if (best->cold)
+          how = "cold";
+        else if (best->decision == LPT_UNROLL_RUNTIME || best->decision == LPT_UNROLL_STUPID)
+          how = "runtime-pow2";
+        else if (best->constant_niter >= 0 && best->constant_niter + 1 < requested)
+          how = "too-few-iterations";
+        else
+          how = "too-big";
+      } else if (requested == 0) {
+        how = "heuristic";
+      }
+    }
+    nlohmann::ordered_json record = {{"v", 1},
+                                     {"id", expectation.id},
+                                     {"requested", expectation.requested},
+                                     {"applied", applied},
+                                     {"how", how},
+                                     {"copies", copies}};
+    lines += record.dump() + "\n";
+  }
+  return lines;
+}
+
+namespace {
+
+const pass_data kVerifyData = {
+    RTL_PASS, "*looprace_verify", OPTGROUP_NONE, TV_NONE, 0, 0, 0, 0, 0,
+};
+
+class VerifyPass : public rtl_opt_pass {
+ public:
+  VerifyPass(gcc::context* context, FactorVerifier& verifier)
+      : rtl_opt_pass(kVerifyData, context), verifier_(verifier) {}
+
+  bool gate(function*) final { return !verifier_.empty(); }
+
+  unsigned int execute(function* fun) final {
+    verifier_.observe_rtl_loops(fun);
+    return 0;
+  }
+
+ private:
+  FactorVerifier& verifier_;
+};
+
+}  // namespace
+
+opt_pass* make_verify_pass(gcc::context* context, FactorVerifier& verifier) {
+  return new VerifyPass(context, verifier);
+}
+
+}  // namespace looprace
