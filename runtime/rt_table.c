@@ -82,16 +82,11 @@ static struct rt_table* claim_thread_table(void) {
   return table;
 }
 
-void __looprace_record(uint64_t loop_id, uint64_t t0, uint64_t t1, uint32_t cpu0, uint32_t cpu1) {
-  struct rt_table* table = thread_table;
-  if (__builtin_expect(table == NULL, 0)) {
-    table = claim_thread_table();
-    if (table == NULL) {
-      if (atomic_load_explicit(&rt_enabled, memory_order_relaxed))
-        atomic_fetch_add_explicit(&unmapped_entries, 1, memory_order_relaxed);
-      return;
-    }
-  }
+/* Adds one activation to the calling thread's table. */
+static inline __attribute__((always_inline)) void record_into(struct rt_table* table,
+                                                              uint64_t loop_id, uint64_t t0,
+                                                              uint64_t t1, uint32_t cpu0,
+                                                              uint32_t cpu1) {
   struct rt_slot* slot = find_slot(table, loop_id);
   if (__builtin_expect(slot == NULL, 0)) {
     store(&table->dropped, load(&table->dropped) + 1);
@@ -106,6 +101,25 @@ void __looprace_record(uint64_t loop_id, uint64_t t0, uint64_t t1, uint32_t cpu0
   if (t0 < last_t1) store(&slot->nested, load(&slot->nested) + 1);
   if (t1 > last_t1) store(&slot->last_t1, t1);
   atomic_store_explicit(&slot->entries, load(&slot->entries) + 1, memory_order_release);
+}
+
+/* Out of line, so that the hot path needs no stack frame. */
+static __attribute__((noinline, cold)) void record_first_in_thread(uint64_t loop_id, uint64_t t0,
+                                                                   uint64_t t1, uint32_t cpu0,
+                                                                   uint32_t cpu1) {
+  struct rt_table* table = claim_thread_table();
+  if (table != NULL)
+    record_into(table, loop_id, t0, t1, cpu0, cpu1);
+  else if (atomic_load_explicit(&rt_enabled, memory_order_relaxed))
+    atomic_fetch_add_explicit(&unmapped_entries, 1, memory_order_relaxed);
+}
+
+void __looprace_record(uint64_t loop_id, uint64_t t0, uint64_t t1, uint32_t cpu0, uint32_t cpu1) {
+  struct rt_table* table = thread_table;
+  if (__builtin_expect(table == NULL, 0))
+    record_first_in_thread(loop_id, t0, t1, cpu0, cpu1);
+  else
+    record_into(table, loop_id, t0, t1, cpu0, cpu1);
 }
 
 struct rt_table* rt_swap_thread_table(struct rt_table* table) {
