@@ -12,15 +12,15 @@ namespace looprace::plans {
 
 // Defaults chosen from replay results: benchmarks/results/replay-synthetic.md.
 struct PlanOptions {
-  std::string name = "race";     // race | blocked-race | constant | javastats
-  double alpha_lt = 0.02;        // race: level of the one-sided "d is faster than c" test
-  double alpha_eq = 0.02;        // race: 1 - confidence of the equivalence intervals
-  double epsilon = 0.005;        // race: largest worst-case speedup ratio still "equal" (minus 1)
-  std::size_t max_samples = 200; // every plan: cap on observations per version (>= 2)
-  std::size_t constant_size = 30;   // constant: observations per version
-  double javastats_alpha = 0.05;    // javastats: 1 - confidence of the per-version interval
-  double javastats_theta = 0.01;    // javastats: stop when interval half-width / mean < theta
-  std::size_t min_samples = 2;      // javastats: observations before the first check
+  std::string name = "race";       // race | blocked-race | constant | javastats
+  double alpha_lt = 0.02;          // race: level of the one-sided "d is faster than c" test
+  double alpha_eq = 0.02;          // race: 1 - confidence of the equivalence intervals
+  double epsilon = 0.005;          // race: largest worst-case speedup ratio still "equal" (minus 1)
+  std::size_t max_samples = 200;   // every plan: cap on observations per version (>= 2)
+  std::size_t constant_size = 30;  // constant: observations per version
+  double javastats_alpha = 0.05;   // javastats: 1 - confidence of the per-version interval
+  double javastats_theta = 0.01;   // javastats: stop when interval half-width / mean < theta
+  std::size_t min_samples = 2;     // javastats: observations before the first check
 };
 
 // The plan names make_plan accepts.

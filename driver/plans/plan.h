@@ -24,23 +24,24 @@ class Sampler {
   virtual ~Sampler() = default;
   // Result has the same length and order as `versions`. std::nullopt means the version could
   // not be observed (crash, wrong output, time-out): the plan disqualifies it for good.
-  virtual std::vector<std::optional<Observation>> round(const std::vector<std::size_t>& versions) = 0;
+  virtual std::vector<std::optional<Observation>> round(
+      const std::vector<std::size_t>& versions) = 0;
 };
 
 // What happened in one round of a plan, for progress display and reports.
 struct RoundTrace {
-  std::size_t round = 0;                   // 1-based
-  std::vector<std::size_t> sampled;        // versions observed this round
-  std::vector<std::size_t> survivors;      // versions still in the race after the round
-  std::vector<std::size_t> losers;         // versions out after this round (may come back)
+  std::size_t round = 0;               // 1-based
+  std::vector<std::size_t> sampled;    // versions observed this round
+  std::vector<std::size_t> survivors;  // versions still in the race after the round
+  std::vector<std::size_t> losers;     // versions out after this round (may come back)
 };
 
 struct Decision {
-  std::size_t chosen = 0;                  // lowest mean among the winners
-  std::vector<std::size_t> winners;        // the statistically tied set of best versions
-  std::vector<std::size_t> samples;        // observations taken, per version
-  std::vector<std::size_t> disqualified;   // versions the sampler could not observe
-  bool cap_hit = false;                    // stopped by the sample cap, not by statistics
+  std::size_t chosen = 0;                 // lowest mean among the winners
+  std::vector<std::size_t> winners;       // the statistically tied set of best versions
+  std::vector<std::size_t> samples;       // observations taken, per version
+  std::vector<std::size_t> disqualified;  // versions the sampler could not observe
+  bool cap_hit = false;                   // stopped by the sample cap, not by statistics
   std::vector<RoundTrace> rounds;
 };
 

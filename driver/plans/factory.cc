@@ -1,0 +1,61 @@
+#include "plans/factory.h"
+
+#include <fmt/format.h>
+#include <stdexcept>
+
+#include "plans/fixed.h"
+#include "plans/race.h"
+
+namespace looprace::plans {
+namespace {
+
+void require_level(double value, const char* option) {
+  if (!(value > 0.0 && value < 1.0))
+    throw std::invalid_argument(
+        fmt::format("{} must be strictly between 0 and 1, got {}", option, value));
+}
+
+}  // namespace
+
+const std::vector<std::string>& plan_names() {
+  static const std::vector<std::string> names = {"race", "blocked-race", "constant", "javastats"};
+  return names;
+}
+
+std::unique_ptr<Plan> make_plan(const PlanOptions& o) {
+  if (o.max_samples < 2)
+    throw std::invalid_argument(
+        fmt::format("--max-samples must be at least 2, got {}", o.max_samples));
+  if (o.name == "race" || o.name == "blocked-race") {
+    require_level(o.alpha_lt, "--alpha-lt");
+    require_level(o.alpha_eq, "--alpha-eq");
+    if (!(o.epsilon > 0.0))
+      throw std::invalid_argument(fmt::format("--epsilon must be > 0, got {}", o.epsilon));
+    const RaceParameters p{o.alpha_lt, o.alpha_eq, o.epsilon, o.max_samples};
+    if (o.name == "race") return std::make_unique<RacePlan>(p);
+    return std::make_unique<BlockedRacePlan>(p);
+  }
+  if (o.name == "constant") {
+    if (o.constant_size < 1 || o.constant_size > o.max_samples)
+      throw std::invalid_argument(
+          fmt::format("--samples must be between 1 and --max-samples ({}), got {}", o.max_samples,
+                      o.constant_size));
+    return std::make_unique<ConstantPlan>(o.constant_size);
+  }
+  if (o.name == "javastats") {
+    require_level(o.javastats_alpha, "--javastats-alpha");
+    if (!(o.javastats_theta > 0.0))
+      throw std::invalid_argument(
+          fmt::format("--javastats-theta must be > 0, got {}", o.javastats_theta));
+    if (o.min_samples < 2 || o.min_samples > o.max_samples)
+      throw std::invalid_argument(
+          fmt::format("--min-samples must be between 2 and --max-samples ({}), got {}",
+                      o.max_samples, o.min_samples));
+    return std::make_unique<JavaStatsPlan>(
+        JavaStatsParameters{o.javastats_alpha, o.javastats_theta, o.min_samples, o.max_samples});
+  }
+  throw std::invalid_argument(fmt::format(
+      "--plan: unknown plan '{}' (expected race, blocked-race, constant or javastats)", o.name));
+}
+
+}  // namespace looprace::plans

@@ -1,0 +1,96 @@
+#include "plans/fixed.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <stdexcept>
+
+#include "plans/rounds.h"
+#include "stats/inference.h"
+#include "stats/running_stats.h"
+
+namespace looprace::plans {
+namespace {
+
+using stats::RunningStats;
+
+void add_round(std::vector<RunningStats>& cycles, const std::vector<std::size_t>& sampled,
+               const std::vector<std::optional<Observation>>& observations) {
+  for (std::size_t i = 0; i < sampled.size(); ++i)
+    if (observations[i]) cycles[sampled[i]].add(*observations[i]);
+}
+
+std::size_t lowest_mean(const std::vector<RunningStats>& cycles,
+                        const std::vector<std::size_t>& among) {
+  if (among.empty()) throw std::runtime_error("no version could be observed");
+  return *std::min_element(among.begin(), among.end(), [&](std::size_t a, std::size_t b) {
+    return cycles[a].mean() < cycles[b].mean();
+  });
+}
+
+}  // namespace
+
+ConstantPlan::ConstantPlan(std::size_t size) : size_(size) {
+  if (size < 1) throw std::invalid_argument("constant plan size must be at least 1");
+}
+
+std::string ConstantPlan::describe() const { return fmt::format("constant(n={})", size_); }
+
+Decision ConstantPlan::run(std::size_t versions, Sampler& sampler,
+                           const RoundObserver& observer) const {
+  RoundKeeper keeper(versions, sampler, observer);
+  std::vector<RunningStats> cycles(versions);
+  for (std::size_t round = 0; round < size_; ++round) {
+    const std::vector<std::size_t> alive = keeper.alive();
+    if (alive.empty()) break;
+    add_round(cycles, alive, keeper.pull(alive));
+    keeper.trace(alive, keeper.alive());
+  }
+  Decision& decision = keeper.decision();
+  decision.chosen = lowest_mean(cycles, keeper.alive());
+  decision.winners = {decision.chosen};
+  return std::move(decision);
+}
+
+JavaStatsPlan::JavaStatsPlan(const JavaStatsParameters& parameters) : parameters_(parameters) {
+  if (parameters.min_samples < 2) throw std::invalid_argument("JavaSTATS needs min samples >= 2");
+  if (parameters.max_samples < parameters.min_samples)
+    throw std::invalid_argument("JavaSTATS max samples is below min samples");
+}
+
+std::string JavaStatsPlan::describe() const {
+  return fmt::format("javastats(alpha={},theta={},min={},max={})", parameters_.alpha,
+                     parameters_.theta, parameters_.min_samples, parameters_.max_samples);
+}
+
+Decision JavaStatsPlan::run(std::size_t versions, Sampler& sampler,
+                            const RoundObserver& observer) const {
+  const JavaStatsParameters& p = parameters_;
+  RoundKeeper keeper(versions, sampler, observer);
+  Decision& decision = keeper.decision();
+  std::vector<RunningStats> cycles(versions);
+  const stats::StudentCriticalValues critical(p.alpha / 2.0, p.max_samples);
+  const auto half_width = [&](std::size_t v) {
+    return critical.at(static_cast<double>(cycles[v].count() - 1)) * cycles[v].std_error();
+  };
+  const auto precise = [&](std::size_t v) {
+    return cycles[v].count() >= p.min_samples && half_width(v) < p.theta * cycles[v].mean();
+  };
+  for (;;) {
+    std::vector<std::size_t> pending;
+    for (std::size_t v : keeper.alive())
+      if (!precise(v) && decision.samples[v] < p.max_samples) pending.push_back(v);
+    if (pending.empty()) break;
+    add_round(cycles, pending, keeper.pull(pending));
+    keeper.trace(pending, keeper.alive());
+  }
+  const std::vector<std::size_t> alive = keeper.alive();
+  decision.chosen = lowest_mean(cycles, alive);
+  decision.cap_hit =
+      std::any_of(alive.begin(), alive.end(), [&](std::size_t v) { return !precise(v); });
+  const double best_upper = cycles[decision.chosen].mean() + half_width(decision.chosen);
+  for (std::size_t v : alive)
+    if (cycles[v].mean() - half_width(v) <= best_upper) decision.winners.push_back(v);
+  return std::move(decision);
+}
+
+}  // namespace looprace::plans

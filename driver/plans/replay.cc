@@ -1,0 +1,198 @@
+#include "plans/replay.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cmath>
+#include <istream>
+#include <map>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+namespace looprace::plans {
+namespace {
+
+// Serves round r of the replay from recorded round order[r] of every version.
+class ReplaySampler : public Sampler {
+ public:
+  ReplaySampler(const LoopData& loop, const std::vector<std::size_t>& order)
+      : loop_(loop), order_(order) {}
+
+  std::vector<std::optional<Observation>> round(const std::vector<std::size_t>& versions) override {
+    if (next_ >= order_.size())
+      throw std::runtime_error(fmt::format(
+          "loop {}: the plan asked for more than the {} recorded rounds; lower --max-samples",
+          loop_.loop, order_.size()));
+    std::vector<std::optional<Observation>> result;
+    result.reserve(versions.size());
+    for (std::size_t v : versions) result.emplace_back(loop_.cycles[v][order_[next_]]);
+    ++next_;
+    return result;
+  }
+
+ private:
+  const LoopData& loop_;
+  const std::vector<std::size_t>& order_;
+  std::size_t next_ = 0;
+};
+
+std::uint64_t mix(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
+  std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                    static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)};
+  std::uint64_t out[1];
+  seq.generate(reinterpret_cast<std::uint32_t*>(out), reinterpret_cast<std::uint32_t*>(out) + 2);
+  return out[0];
+}
+
+struct Tally {
+  std::size_t failures = 0, cap_hits = 0;
+  double samples = 0.0, winners = 0.0;
+};
+
+bool is_integer(const std::string& s) {
+  long value;
+  const auto end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(s.data(), end, value);
+  return !s.empty() && ec == std::errc() && ptr == end;
+}
+
+}  // namespace
+
+std::size_t LoopData::rounds() const {
+  std::size_t fewest = cycles.empty() ? 0 : cycles.front().size();
+  for (const auto& c : cycles) fewest = std::min(fewest, c.size());
+  return fewest;
+}
+
+Dataset read_dataset_csv(std::istream& in, const std::string& source) {
+  std::string line;
+  std::size_t line_number = 0;
+  const auto fail = [&](const std::string& what) {
+    throw std::invalid_argument(fmt::format("{}:{}: {}", source, line_number, what));
+  };
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) break;
+  }
+  if (line != "loop,version,cycles") fail("expected the header 'loop,version,cycles'");
+
+  std::vector<std::string> loop_order;
+  std::map<std::string, std::map<std::string, std::vector<double>>> rows;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const auto first = line.find(',');
+    const auto second = first == std::string::npos ? first : line.find(',', first + 1);
+    if (second == std::string::npos || line.find(',', second + 1) != std::string::npos)
+      fail("expected 3 fields: loop,version,cycles");
+    const std::string loop = line.substr(0, first);
+    const std::string version = line.substr(first + 1, second - first - 1);
+    const std::string text = line.substr(second + 1);
+    double cycles = 0.0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), cycles);
+    if (ec != std::errc() || ptr != text.data() + text.size())
+      fail("cycles '" + text + "' is not a number");
+    if (!std::isfinite(cycles) || cycles <= 0.0) fail("cycles must be finite and > 0, got " + text);
+    if (loop.empty() || version.empty()) fail("empty loop or version");
+    if (!rows.count(loop)) loop_order.push_back(loop);
+    rows[loop][version].push_back(cycles);
+  }
+  if (loop_order.empty()) throw std::invalid_argument(source + ": no observations");
+
+  Dataset data;
+  for (const std::string& name : loop_order) {
+    LoopData loop;
+    loop.loop = name;
+    for (const auto& [version, cycles] : rows[name]) loop.versions.push_back(version);
+    if (std::all_of(loop.versions.begin(), loop.versions.end(), is_integer))
+      std::sort(
+          loop.versions.begin(), loop.versions.end(),
+          [](const std::string& a, const std::string& b) { return std::stol(a) < std::stol(b); });
+    for (const std::string& version : loop.versions) {
+      auto& cycles = rows[name][version];
+      if (cycles.size() < 2)
+        throw std::invalid_argument(
+            fmt::format("{}: loop {} version {} has {} observation(s), need 2", source, name,
+                        version, cycles.size()));
+      loop.cycles.push_back(std::move(cycles));
+    }
+    data.push_back(std::move(loop));
+  }
+  return data;
+}
+
+std::vector<ReplayOutcome> replay(const std::vector<const Plan*>& plans, const Dataset& data,
+                                  const ReplayOptions& options) {
+  if (data.empty()) throw std::invalid_argument("replay of an empty dataset");
+  if (options.repetitions == 0) throw std::invalid_argument("--repetitions must be at least 1");
+  // Acceptable versions per loop: true mean within theta of the best's.
+  std::vector<std::vector<bool>> acceptable(data.size());
+  for (std::size_t l = 0; l < data.size(); ++l) {
+    std::vector<double> means;
+    for (const auto& c : data[l].cycles)
+      means.push_back(std::accumulate(c.begin(), c.end(), 0.0) / static_cast<double>(c.size()));
+    const double best = *std::min_element(means.begin(), means.end());
+    for (double m : means) acceptable[l].push_back(best / m > 1.0 - options.theta);
+  }
+
+  // Work items are (plan, loop) pairs; each writes only its own tally, so the result does not
+  // depend on which thread ran it.
+  std::vector<Tally> tallies(plans.size() * data.size());
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::atomic<bool> failed{false};
+  const auto work = [&] {
+    try {
+      for (std::size_t item; !failed && (item = next++) < tallies.size();) {
+        const Plan& plan = *plans[item / data.size()];
+        const std::size_t l = item % data.size();
+        const LoopData& loop = data[l];
+        Tally& tally = tallies[item];
+        std::vector<std::size_t> order(loop.rounds());
+        for (std::size_t rep = 0; rep < options.repetitions; ++rep) {
+          std::iota(order.begin(), order.end(), std::size_t{0});
+          std::mt19937_64 rng(mix(options.seed, l, rep));
+          std::shuffle(order.begin(), order.end(), rng);
+          ReplaySampler sampler(loop, order);
+          const Decision d = plan.run(loop.cycles.size(), sampler);
+          if (!acceptable[l][d.chosen]) ++tally.failures;
+          if (d.cap_hit) ++tally.cap_hits;
+          tally.samples += static_cast<double>(std::accumulate(d.samples.begin(), d.samples.end(),
+                                                               std::size_t{0})) /
+                           static_cast<double>(loop.cycles.size());
+          tally.winners += static_cast<double>(d.winners.size());
+        }
+      }
+    } catch (...) {
+      if (!failed.exchange(true)) error = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < std::max(1u, options.threads); ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
+
+  std::vector<ReplayOutcome> outcomes(plans.size());
+  const double runs = static_cast<double>(data.size() * options.repetitions);
+  for (std::size_t p = 0; p < plans.size(); ++p) {
+    Tally total;
+    for (std::size_t l = 0; l < data.size(); ++l) {
+      const Tally& t = tallies[p * data.size() + l];
+      total.failures += t.failures;
+      total.cap_hits += t.cap_hits;
+      total.samples += t.samples;
+      total.winners += t.winners;
+    }
+    outcomes[p] = {static_cast<double>(total.failures) / runs, total.samples / runs,
+                   static_cast<double>(total.cap_hits) / runs, total.winners / runs};
+  }
+  return outcomes;
+}
+
+}  // namespace looprace::plans

@@ -1,0 +1,71 @@
+// Samplers for plan tests: log-normal versions with optional long tails and a drift factor
+// shared by every observation of a round, drawn from fixed seeds.
+#pragma once
+
+#include <cmath>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "plans/plan.h"
+
+namespace looprace::plans::testing {
+
+struct VersionShape {
+  double mean = 1000.0;      // median cycles
+  double sigma = 0.01;       // log-scale spread
+  double tail_rate = 0.0;    // probability of a long-tail outlier
+  double tail_factor = 1.0;  // outlier multiplier
+};
+
+class SyntheticSampler : public Sampler {
+ public:
+  SyntheticSampler(std::vector<VersionShape> shapes, std::uint64_t seed, double drift_sigma = 0.0)
+      : shapes_(std::move(shapes)), rng_(seed), drift_sigma_(drift_sigma) {}
+
+  std::vector<std::optional<Observation>> round(const std::vector<std::size_t>& versions) override {
+    ++rounds_;
+    // A random walk in log space: slow machine drift that hits a whole round alike.
+    drift_ += drift_sigma_ * std::normal_distribution<double>()(rng_);
+    std::vector<std::optional<Observation>> out;
+    for (std::size_t v : versions) {
+      const VersionShape& s = shapes_[v];
+      double x = s.mean * std::exp(drift_ + s.sigma * std::normal_distribution<double>()(rng_));
+      if (std::bernoulli_distribution(s.tail_rate)(rng_)) x *= s.tail_factor;
+      out.emplace_back(x);
+    }
+    return out;
+  }
+  std::size_t rounds() const { return rounds_; }
+
+ private:
+  std::vector<VersionShape> shapes_;
+  std::mt19937_64 rng_;
+  double drift_sigma_;
+  double drift_ = 0.0;
+  std::size_t rounds_ = 0;
+};
+
+// Replays fixed observations per version (one list per version, consumed in order); a version
+// whose list is exhausted cannot be observed (std::nullopt).
+class ScriptedSampler : public Sampler {
+ public:
+  explicit ScriptedSampler(std::vector<std::vector<double>> script)
+      : script_(std::move(script)), next_(script_.size(), 0) {}
+  std::vector<std::optional<Observation>> round(const std::vector<std::size_t>& versions) override {
+    std::vector<std::optional<Observation>> out;
+    for (std::size_t v : versions) {
+      if (next_[v] < script_[v].size())
+        out.emplace_back(script_[v][next_[v]++]);
+      else
+        out.emplace_back(std::nullopt);
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::vector<double>> script_;
+  std::vector<std::size_t> next_;
+};
+
+}  // namespace looprace::plans::testing
