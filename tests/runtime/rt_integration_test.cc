@@ -309,12 +309,14 @@ TEST_F(RuntimeTest, ATableOverflowIsCountedAndReported) {
 }
 
 TEST_F(RuntimeTest, ConcurrentWritersNeverInterleave) {
-  constexpr int kProcesses = 12;
-  constexpr int kLoops = 400;  // about 55 kB of records per process
+  constexpr int kProcesses = 16;
+  constexpr int kLoops = 1000;  // about 140 kB of records per process
+  fs::path gate = dir_ / "gate";
   std::vector<pid_t> pids;
   for (int i = 0; i < kProcesses; ++i)
-    pids.push_back(
-        start({"many", std::to_string(kLoops)}, records_.string(), "w" + std::to_string(i)));
+    pids.push_back(start({"many", std::to_string(kLoops), gate.string()}, records_.string(),
+                         "w" + std::to_string(i)));
+  std::ofstream(gate).put('\n');  // all of them finish and write at about the same time
   for (int i = 0; i < kProcesses; ++i)
     EXPECT_TRUE(finish(pids[i], "w" + std::to_string(i)).exited(0));
   RtRecords parsed = records();
