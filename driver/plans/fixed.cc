@@ -51,7 +51,8 @@ Decision ConstantPlan::run(std::size_t versions, Sampler& sampler,
   return std::move(decision);
 }
 
-JavaStatsPlan::JavaStatsPlan(const JavaStatsParameters& parameters) : parameters_(parameters) {
+JavaStatsPlan::JavaStatsPlan(const JavaStatsParameters& parameters)
+    : parameters_(parameters), critical_(parameters.alpha / 2.0, parameters.max_samples) {
   if (parameters.min_samples < 2) throw std::invalid_argument("JavaSTATS needs min samples >= 2");
   if (parameters.max_samples < parameters.min_samples)
     throw std::invalid_argument("JavaSTATS max samples is below min samples");
@@ -68,9 +69,8 @@ Decision JavaStatsPlan::run(std::size_t versions, Sampler& sampler,
   RoundKeeper keeper(versions, sampler, observer);
   Decision& decision = keeper.decision();
   std::vector<RunningStats> cycles(versions);
-  const stats::StudentCriticalValues critical(p.alpha / 2.0, p.max_samples);
   const auto half_width = [&](std::size_t v) {
-    return critical.at(static_cast<double>(cycles[v].count() - 1)) * cycles[v].std_error();
+    return critical_.at(static_cast<double>(cycles[v].count() - 1)) * cycles[v].std_error();
   };
   const auto precise = [&](std::size_t v) {
     return cycles[v].count() >= p.min_samples && half_width(v) < p.theta * cycles[v].mean();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "plans/plan.h"
+#include "stats/inference.h"
 
 namespace looprace::plans {
 
@@ -38,6 +39,7 @@ class JavaStatsPlan : public Plan {
 
  private:
   JavaStatsParameters parameters_;
+  stats::StudentCriticalValues critical_;  // two-sided at 1 - alpha
 };
 
 }  // namespace looprace::plans

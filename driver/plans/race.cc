@@ -27,10 +27,8 @@ class IndependentLogs {
   // A loser's rivals keep gathering data, so a loser may come back (the paper's rule).
   static constexpr bool kReadmitsLosers = true;
 
-  IndependentLogs(std::size_t versions, const RaceParameters& p)
-      : logs_(versions),
-        less_(p.alpha_lt, table_size(p.max_samples)),
-        interval_(p.alpha_eq / 2.0, table_size(p.max_samples)) {}
+  IndependentLogs(std::size_t versions, const RaceCriticalValues& critical)
+      : logs_(versions), less_(critical.less), interval_(critical.interval) {}
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
@@ -50,7 +48,8 @@ class IndependentLogs {
 
  private:
   std::vector<RunningStats> logs_;
-  StudentCriticalValues less_, interval_;
+  const StudentCriticalValues& less_;
+  const StudentCriticalValues& interval_;
 };
 
 // Blocked samples: for each pair (i < j) the summary of log x_i - log x_j over the rounds
@@ -62,11 +61,11 @@ class PairedLogs {
   // round, and the lowest-scoring survivor can never lose, which keeps one survivor.
   static constexpr bool kReadmitsLosers = false;
 
-  PairedLogs(std::size_t versions, const RaceParameters& p)
+  PairedLogs(std::size_t versions, const RaceCriticalValues& critical)
       : versions_(versions),
         pairs_(versions * versions),
-        less_(p.alpha_lt, table_size(p.max_samples)),
-        interval_(p.alpha_eq / 2.0, table_size(p.max_samples)) {}
+        less_(critical.less),
+        interval_(critical.interval) {}
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
@@ -104,14 +103,15 @@ class PairedLogs {
 
   std::size_t versions_;
   std::vector<RunningStats> pairs_;
-  StudentCriticalValues less_, interval_;
+  const StudentCriticalValues& less_;
+  const StudentCriticalValues& interval_;
 };
 
 template <class Model>
 Decision race(std::size_t versions, Sampler& sampler, const RoundObserver& observer,
-              const RaceParameters& p) {
+              const RaceParameters& p, const RaceCriticalValues& critical) {
   RoundKeeper keeper(versions, sampler, observer);
-  Model model(versions, p);
+  Model model(versions, critical);
   for (int initial = 0; initial < 2; ++initial) {
     const std::vector<std::size_t> all = keeper.alive();
     model.add(all, keeper.pull(all));
@@ -167,18 +167,24 @@ std::string describe_race(const char* name, const RaceParameters& p) {
 
 }  // namespace
 
-RacePlan::RacePlan(const RaceParameters& parameters) : parameters_(parameters) {}
+RaceCriticalValues::RaceCriticalValues(const RaceParameters& p)
+    : less(p.alpha_lt, table_size(p.max_samples)),
+      interval(p.alpha_eq / 2.0, table_size(p.max_samples)) {}
+
+RacePlan::RacePlan(const RaceParameters& parameters)
+    : parameters_(parameters), critical_(parameters) {}
 std::string RacePlan::describe() const { return describe_race("race", parameters_); }
 Decision RacePlan::run(std::size_t versions, Sampler& sampler,
                        const RoundObserver& observer) const {
-  return race<IndependentLogs>(versions, sampler, observer, parameters_);
+  return race<IndependentLogs>(versions, sampler, observer, parameters_, critical_);
 }
 
-BlockedRacePlan::BlockedRacePlan(const RaceParameters& parameters) : parameters_(parameters) {}
+BlockedRacePlan::BlockedRacePlan(const RaceParameters& parameters)
+    : parameters_(parameters), critical_(parameters) {}
 std::string BlockedRacePlan::describe() const { return describe_race("blocked-race", parameters_); }
 Decision BlockedRacePlan::run(std::size_t versions, Sampler& sampler,
                               const RoundObserver& observer) const {
-  return race<PairedLogs>(versions, sampler, observer, parameters_);
+  return race<PairedLogs>(versions, sampler, observer, parameters_, critical_);
 }
 
 }  // namespace looprace::plans

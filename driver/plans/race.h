@@ -2,6 +2,7 @@
 #pragma once
 
 #include "plans/plan.h"
+#include "stats/inference.h"
 
 namespace looprace::plans {
 
@@ -10,6 +11,13 @@ struct RaceParameters {
   double alpha_eq = 0.02;
   double epsilon = 0.005;
   std::size_t max_samples = 200;
+};
+
+// Critical values of the loser test (one-sided, alpha_lt) and of the equivalence intervals
+// (two-sided, alpha_eq), tabulated once per plan and shared read-only by concurrent runs.
+struct RaceCriticalValues {
+  explicit RaceCriticalValues(const RaceParameters& parameters);
+  stats::StudentCriticalValues less, interval;
 };
 
 // The paper's race on log observations: 2 observations each; every round the losers (versions
@@ -28,6 +36,7 @@ class RacePlan : public Plan {
 
  private:
   RaceParameters parameters_;
+  RaceCriticalValues critical_;
 };
 
 // The same race on blocked data: every round observes all survivors together, so the tests
@@ -45,6 +54,7 @@ class BlockedRacePlan : public Plan {
 
  private:
   RaceParameters parameters_;
+  RaceCriticalValues critical_;
 };
 
 }  // namespace looprace::plans

@@ -1,0 +1,359 @@
+// `looprace replay`: simulates sampling plans on recorded observations (seeds/000 section 5)
+// over a grid of parameters, and prints failure rate against average sample size as a table,
+// CSV, JSON lines and the paper's Figures 5 and 6 as SVG.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "plans/factory.h"
+#include "plans/replay.h"
+#include "report/svg_chart.h"
+#include "store/dataset.h"
+#include "store/store.h"
+
+namespace looprace::cli {
+namespace {
+
+// The confidence levels of seeds/000 section 5.7 (its "0.005" listed twice is 0.0005).
+const std::vector<double> kPaperLevels = {0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01,
+                                          0.02,   0.05,   0.1,   0.2,   0.5};
+
+struct ReplayCommandOptions {
+  std::string csv;
+  std::string store;
+  std::vector<std::string> plans = {"race", "blocked-race", "constant", "javastats"};
+  std::vector<double> alpha_lt = kPaperLevels, alpha_eq = kPaperLevels;
+  double epsilon = 0.005;
+  std::optional<std::size_t> max_samples;
+  std::vector<std::size_t> sizes;
+  std::vector<double> javastats_alpha = kPaperLevels, javastats_theta = kPaperLevels;
+  double target = 0.01;
+  plans::ReplayOptions replay;
+  bool json = false;
+  std::string csv_out, svg_prefix;
+};
+
+struct Setting {
+  plans::PlanOptions options;
+  std::unique_ptr<plans::Plan> plan;
+  plans::ReplayOutcome outcome;
+};
+
+plans::Dataset load_store(const std::string& path) {
+  const auto db = store::Store::open(path, false);
+  plans::Dataset data;
+  const auto programs = db.programs();
+  for (const auto& program : programs) {
+    for (const auto& loop : store::load_race_dataset(db, program.id)) {
+      plans::LoopData d;
+      d.loop = programs.size() > 1 ? fmt::format("{}/{}", program.id, loop.loop_id) : loop.loop_id;
+      for (const auto& [factor, cycles] : loop.cycles) {
+        if (cycles.size() < 2) continue;  // a factor disqualified at once has nothing to replay
+        d.versions.push_back(std::to_string(factor));
+        d.cycles.push_back(cycles);
+      }
+      if (d.versions.size() >= 2) data.push_back(std::move(d));
+    }
+  }
+  if (data.empty())
+    throw std::runtime_error(path + ": no raced loop with 2 observations per factor");
+  return data;
+}
+
+// Constant sizes from 2 to the cap, about 6 per doubling.
+std::vector<std::size_t> default_sizes(std::size_t cap) {
+  std::vector<std::size_t> sizes;
+  for (double n = 2; n <= static_cast<double>(cap); n *= 1.12) {
+    const auto size = static_cast<std::size_t>(n);
+    if (sizes.empty() || sizes.back() != size) sizes.push_back(size);
+  }
+  if (sizes.back() != cap) sizes.push_back(cap);
+  return sizes;
+}
+
+std::vector<Setting> grid(const ReplayCommandOptions& o, std::size_t cap) {
+  std::vector<Setting> settings;
+  const auto add = [&](plans::PlanOptions p) {
+    p.max_samples = cap;
+    auto plan = plans::make_plan(p);
+    settings.push_back({p, std::move(plan), {}});
+  };
+  for (const std::string& name : o.plans) {
+    plans::PlanOptions p;
+    p.name = name;
+    p.epsilon = o.epsilon;
+    if (name == "race" || name == "blocked-race") {
+      for (double lt : o.alpha_lt)
+        for (double eq : o.alpha_eq) {
+          p.alpha_lt = lt;
+          p.alpha_eq = eq;
+          add(p);
+        }
+    } else if (name == "constant") {
+      for (std::size_t n : o.sizes.empty() ? default_sizes(cap) : o.sizes) {
+        p.constant_size = n;
+        add(p);
+      }
+    } else if (name == "javastats") {
+      for (double a : o.javastats_alpha)
+        for (double t : o.javastats_theta) {
+          p.javastats_alpha = a;
+          p.javastats_theta = t;
+          add(p);
+        }
+    } else {
+      plans::make_plan(p);  // throws the factory's "unknown plan" error
+    }
+  }
+  return settings;
+}
+
+nlohmann::json parameters(const plans::PlanOptions& p) {
+  if (p.name == "constant") return {{"samples", p.constant_size}};
+  if (p.name == "javastats")
+    return {{"alpha", p.javastats_alpha},
+            {"theta", p.javastats_theta},
+            {"min_samples", p.min_samples},
+            {"max_samples", p.max_samples}};
+  return {{"alpha_lt", p.alpha_lt},
+          {"alpha_eq", p.alpha_eq},
+          {"epsilon", p.epsilon},
+          {"max_samples", p.max_samples}};
+}
+
+nlohmann::json to_json(const Setting& s) {
+  nlohmann::json j = {{"plan", s.options.name}};
+  j.update(parameters(s.options));
+  j.update({{"failure_rate", s.outcome.failure_rate},
+            {"mean_samples", s.outcome.mean_samples},
+            {"cap_rate", s.outcome.cap_rate},
+            {"mean_winners", s.outcome.mean_winners}});
+  return j;
+}
+
+// The cheapest setting of `plan` whose failure rate is at most `target`.
+const Setting* cheapest(const std::vector<Setting>& settings, const std::string& plan,
+                        double target) {
+  const Setting* best = nullptr;
+  for (const auto& s : settings)
+    if (s.options.name == plan && s.outcome.failure_rate <= target &&
+        (!best || s.outcome.mean_samples < best->outcome.mean_samples))
+      best = &s;
+  return best;
+}
+
+void write_csv(const std::string& path, const std::vector<Setting>& settings) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error(path + ": cannot write");
+  out << "plan,alpha_lt,alpha_eq,epsilon,samples,javastats_alpha,javastats_theta,max_samples,"
+         "failure_rate,mean_samples,cap_rate,mean_winners\n";
+  for (const auto& s : settings) {
+    const auto& p = s.options;
+    const bool race = p.name == "race" || p.name == "blocked-race";
+    out << fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{}\n", p.name, race ? fmt::format("{}", p.alpha_lt) : "",
+        race ? fmt::format("{}", p.alpha_eq) : "", race ? fmt::format("{}", p.epsilon) : "",
+        p.name == "constant" ? fmt::format("{}", p.constant_size) : "",
+        p.name == "javastats" ? fmt::format("{}", p.javastats_alpha) : "",
+        p.name == "javastats" ? fmt::format("{}", p.javastats_theta) : "", p.max_samples,
+        s.outcome.failure_rate, s.outcome.mean_samples, s.outcome.cap_rate, s.outcome.mean_winners);
+  }
+}
+
+// Failure rates are drawn in percent on a linear axis (0 must show); sample sizes on a log axis.
+report::svg::Point point(const Setting& s, std::string label = {}) {
+  return {s.outcome.mean_samples, 100.0 * s.outcome.failure_rate, std::nullopt, std::nullopt,
+          std::move(label)};
+}
+
+// seeds/000 Figure 5: failure rate against average sample size, every plan and setting.
+std::string figure5(const std::vector<Setting>& settings, const std::vector<std::string>& names,
+                    double target) {
+  report::svg::Chart chart;
+  chart.title = "Failure rate against average samples per version (replay)";
+  chart.width = 800;
+  chart.height = 480;
+  chart.x = {"average samples per version", true, {}, {}, false, {}};
+  chart.y = {"failure rate (%)", false, 0.0, {}, true, {}};
+  for (const std::string& name : names) {
+    report::svg::Series series;
+    series.name = name;
+    series.line = name == "constant";
+    series.marker = name == "constant"    ? report::svg::Marker::square
+                    : name == "javastats" ? report::svg::Marker::cross
+                    : name == "race"      ? report::svg::Marker::circle
+                                          : report::svg::Marker::diamond;
+    for (const auto& s : settings)
+      if (s.options.name == name) series.points.push_back(point(s));
+    std::sort(series.points.begin(), series.points.end(),
+              [](const auto& a, const auto& b) { return a.x < b.x; });
+    chart.series.push_back(std::move(series));
+  }
+  chart.references.push_back({100.0 * target, false, fmt::format("{}% failure", 100.0 * target)});
+  return chart.render();
+}
+
+// seeds/000 Figure 6: contours of fixed alpha_lt (solid) and fixed alpha_eq (dashed).
+std::string figure6(const std::vector<Setting>& settings, const std::string& plan,
+                    const ReplayCommandOptions& o) {
+  report::svg::Chart chart;
+  chart.title = fmt::format("Parameter sensitivity of {} (replay)", plan);
+  chart.width = 800;
+  chart.height = 480;
+  chart.x = {"average samples per version", true, {}, {}, false, {}};
+  chart.y = {"failure rate (%)", false, 0.0, {}, true, {}};
+  const auto every_other = [](const std::vector<double>& levels) {
+    std::vector<double> picked;
+    for (std::size_t i = 0; i<levels.size(); i += levels.size()> 6 ? 2 : 1)
+      picked.push_back(levels[i]);
+    return picked;
+  };
+  for (bool fixed_lt : {true, false}) {
+    for (double level : every_other(fixed_lt ? o.alpha_lt : o.alpha_eq)) {
+      report::svg::Series series;
+      series.name = fmt::format("{}={}", fixed_lt ? "alpha_lt" : "alpha_eq", level);
+      series.dashed = !fixed_lt;
+      series.marker = fixed_lt ? report::svg::Marker::circle : report::svg::Marker::none;
+      for (const auto& s : settings)
+        if (s.options.name == plan && (fixed_lt ? s.options.alpha_lt : s.options.alpha_eq) == level)
+          series.points.push_back(point(s));
+      chart.series.push_back(std::move(series));
+    }
+  }
+  chart.references.push_back(
+      {100.0 * o.target, false, fmt::format("{}% failure", 100.0 * o.target)});
+  return chart.render();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out || !(out << text)) throw std::runtime_error(path + ": cannot write");
+}
+
+void print_table(const std::vector<Setting>& settings, const plans::Dataset& data,
+                 const ReplayCommandOptions& o, std::size_t cap) {
+  std::printf(
+      "replay: %zu loops, %zu repetitions each, seed %llu, cap %zu, failure = chosen > "
+      "%.2f%% slower than the best\n",
+      data.size(), o.replay.repetitions, static_cast<unsigned long long>(o.replay.seed), cap,
+      100.0 * o.replay.theta);
+  std::printf("%-58s %9s %9s %8s %8s\n", "plan", "failure%", "samples", "cap%", "winners");
+  for (const auto& s : settings)
+    std::printf("%-58s %9.3f %9.2f %8.2f %8.2f\n", s.plan->describe().c_str(),
+                100.0 * s.outcome.failure_rate, s.outcome.mean_samples, 100.0 * s.outcome.cap_rate,
+                s.outcome.mean_winners);
+  std::printf("\nCheapest setting at <= %.2f%% failure:\n", 100.0 * o.target);
+  for (const std::string& name : o.plans) {
+    const Setting* best = cheapest(settings, name, o.target);
+    if (!best) {
+      std::printf("  %-13s none reaches it\n", name.c_str());
+      continue;
+    }
+    std::printf("  %-13s %-58s %8.2f samples, %.3f%% failure\n", name.c_str(),
+                best->plan->describe().c_str(), best->outcome.mean_samples,
+                100.0 * best->outcome.failure_rate);
+  }
+  for (const char* race : {"race", "blocked-race"}) {
+    const Setting* r = cheapest(settings, race, o.target);
+    if (!r) continue;
+    for (const char* other : {"constant", "javastats"}) {
+      const Setting* c = cheapest(settings, other, o.target);
+      if (c)
+        std::printf("  %s needs %.1f%% fewer runs than %s\n", race,
+                    100.0 * (1.0 - r->outcome.mean_samples / c->outcome.mean_samples), other);
+    }
+  }
+}
+
+}  // namespace
+
+void add_replay_command(CLI::App& app) {
+  auto o = std::make_shared<ReplayCommandOptions>();
+  auto* cmd = app.add_subcommand(
+      "replay", "Simulate sampling plans on recorded observations: failure rate vs samples");
+  cmd->add_option("CSV", o->csv,
+                  "Observations: CSV with header loop,version,cycles (recorded order)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--store", o->store, "Replay the raced observations of a looprace store instead")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--plans", o->plans, "Plans to replay: race, blocked-race, constant, javastats")
+      ->delimiter(',');
+  cmd->add_option("--alpha-lt", o->alpha_lt,
+                  "alpha_LT values of the race grid (default: the paper's)")
+      ->delimiter(',');
+  cmd->add_option("--alpha-eq", o->alpha_eq,
+                  "alpha_EQ values of the race grid (default: the paper's)")
+      ->delimiter(',');
+  cmd->add_option("--epsilon", o->epsilon, "Race equivalence threshold");
+  cmd->add_option("--max-samples", o->max_samples,
+                  "Cap per version (default: the fewest rounds any loop recorded)");
+  cmd->add_option("--sizes", o->sizes, "Constant plan sizes (default: 2 to the cap, ~12% apart)")
+      ->delimiter(',');
+  cmd->add_option("--javastats-alpha", o->javastats_alpha, "JavaSTATS alpha values")
+      ->delimiter(',');
+  cmd->add_option("--javastats-theta", o->javastats_theta, "JavaSTATS theta values")
+      ->delimiter(',');
+  cmd->add_option("--repetitions", o->replay.repetitions, "Repetitions per loop and setting");
+  cmd->add_option("--seed", o->replay.seed, "Random seed (same seed, same result)");
+  cmd->add_option("--threads", o->replay.threads, "Worker threads")->check(CLI::Range(1u, 256u));
+  cmd->add_option("--theta", o->replay.theta, "Failure threshold: chosen slower than best by more");
+  cmd->add_option("--target", o->target, "Failure rate at which plans are compared");
+  cmd->add_flag("--json", o->json,
+                "Print one JSON object per plan and setting instead of the table");
+  cmd->add_option("--csv-out", o->csv_out, "Also write the results as CSV to this file");
+  cmd->add_option(
+      "--svg", o->svg_prefix,
+      "Also write PREFIX-failure.svg (Figure 5) and PREFIX-sensitivity-<plan>.svg (Figure 6)");
+  cmd->footer(R"(Example:
+  looprace replay data.csv --repetitions 100 --csv-out replay.csv --svg replay
+  looprace replay --store .looprace/store.db --plans race,constant --json)");
+  cmd->callback([o] {
+    if (o->csv.empty() == o->store.empty())
+      throw std::runtime_error("replay: give either a CSV file or --store, not both or neither");
+    plans::Dataset data;
+    if (o->store.empty()) {
+      std::ifstream in(o->csv);
+      if (!in) throw std::runtime_error(o->csv + ": cannot open");
+      data = plans::read_dataset_csv(in, o->csv);
+    } else {
+      data = load_store(o->store);
+    }
+    std::size_t rounds = std::numeric_limits<std::size_t>::max();
+    for (const auto& loop : data) rounds = std::min(rounds, loop.rounds());
+    const std::size_t cap = o->max_samples.value_or(rounds);
+    if (cap > rounds)
+      throw std::runtime_error(fmt::format(
+          "--max-samples {} exceeds the {} rounds recorded for the shortest loop", cap, rounds));
+
+    std::vector<Setting> settings = grid(*o, cap);
+    std::vector<const plans::Plan*> plan_list;
+    for (const auto& s : settings) plan_list.push_back(s.plan.get());
+    const auto outcomes = plans::replay(plan_list, data, o->replay);
+    for (std::size_t i = 0; i < settings.size(); ++i) settings[i].outcome = outcomes[i];
+
+    if (o->json)
+      for (const auto& s : settings) std::printf("%s\n", to_json(s).dump().c_str());
+    else
+      print_table(settings, data, *o, cap);
+    if (!o->csv_out.empty()) write_csv(o->csv_out, settings);
+    if (!o->svg_prefix.empty()) {
+      write_file(o->svg_prefix + "-failure.svg", figure5(settings, o->plans, o->target));
+      for (const std::string& name : o->plans)
+        if (name == "race" || name == "blocked-race")
+          write_file(fmt::format("{}-sensitivity-{}.svg", o->svg_prefix, name),
+                     figure6(settings, name, *o));
+    }
+  });
+}
+
+}  // namespace looprace::cli
