@@ -119,7 +119,7 @@ static void on_process_exit(int status, void* unused) {
   (void)unused;
   sigset_t previous;
   block_fatal_signals(&previous);
-  write_records(RT_EXIT_NORMAL, status);
+  write_records(RT_EXIT_NORMAL, status & 0xff); /* what the parent's wait() sees */
   pthread_sigmask(SIG_SETMASK, &previous, NULL);
 }
 
