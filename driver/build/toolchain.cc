@@ -50,8 +50,8 @@ Toolchain find_toolchain(const std::filesystem::path& executable,
   // next to <prefix>/<libdir>/.
   std::vector<std::filesystem::path> dirs = {bindir / ".." / "lib"};
   std::filesystem::path prefix = bindir;
-  for (auto part = std::filesystem::path(LOOPRACE_INSTALL_BINDIR).begin();
-       part != std::filesystem::path(LOOPRACE_INSTALL_BINDIR).end(); ++part) {
+  const std::filesystem::path install_bindir = LOOPRACE_INSTALL_BINDIR;
+  for (auto part = install_bindir.begin(); part != install_bindir.end(); ++part) {
     prefix = prefix.parent_path();
   }
   if (prefix / LOOPRACE_INSTALL_LIBDIR != dirs.front().lexically_normal()) {

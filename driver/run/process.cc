@@ -8,8 +8,8 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/pidfd.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cerrno>
@@ -190,7 +190,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
   // this long (a descendant that left the group may hold them open).
   constexpr auto kDrain = std::chrono::seconds(1);
   // Readable when the child ends, so one poll() waits for output, the end and the time limit.
-  int pidfd = pidfd_open(pid, 0);
+  // (The syscall itself: glibc 2.36 declares pidfd_open without C linkage for C++.)
+  int pidfd = int(syscall(SYS_pidfd_open, pid, 0));
   bool timed_out = false, reaped = false;
   int status = 0;
   rusage usage{};

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -123,16 +124,17 @@ std::optional<std::string> describe_difference(const CapturedOutput& expected,
                        what, common, expected.size, actual.size);
   }
   std::size_t line = 1 + std::size_t(std::count(a.begin(), a.begin() + long(pos), '\n'));
+  std::size_t line_start = pos == 0 ? std::string::npos : a.rfind('\n', pos - 1);
+  std::size_t column = line_start == std::string::npos ? pos + 1 : pos - line_start;
+  std::string where = fmt::format("line {}, column {} (byte {})", line, column, pos);
   if (pos == common) {
     if (a.size() < b.size()) {
-      return fmt::format("{} has extra output from byte {} (line {}): {}", what, pos, line,
-                         excerpt(b, pos));
+      return fmt::format("{} has extra output from {}: {}", what, where, excerpt(b, pos));
     }
-    return fmt::format("{} ends early at byte {} (line {}); expected {}", what, pos, line,
-                       excerpt(a, pos));
+    return fmt::format("{} ends early at {}; expected {}", what, where, excerpt(a, pos));
   }
-  return fmt::format("{} differs at byte {} (line {}): expected {}, got {}", what, pos, line,
-                     excerpt(a, pos), excerpt(b, pos));
+  return fmt::format("{} differs at {}: expected {}, got {}", what, where, excerpt(a, pos),
+                     excerpt(b, pos));
 }
 
 const char* failure_name(Failure failure) {
@@ -173,6 +175,18 @@ Judgement judge_run(const RunResult& baseline, const RunResult& candidate,
       return {Failure::crashed, run.describe() + stderr_tail()};
     case Ending::exited:
       break;
+  }
+  // /bin/sh reports a program killed by signal N as exit status 128+N.
+  int status = run.exit_status;
+  if (status != baseline.process.exit_status && status > 128 && status < 128 + NSIG) {
+    return {Failure::crashed,
+            fmt::format("exit status {}: killed by signal {} ({}), as the shell reports it{}",
+                        status, status - 128, strsignal(status - 128), stderr_tail())};
+  }
+  if (candidate.observations.processes_signaled > baseline.observations.processes_signaled) {
+    return {Failure::crashed,
+            fmt::format("{} of its processes died by a signal (the runtime's records say so){}",
+                        candidate.observations.processes_signaled, stderr_tail())};
   }
   if (options.check_output) {
     if (run.exit_status != baseline.process.exit_status) {

@@ -1,0 +1,1 @@
+long kern_sum(const int* values, int count);
