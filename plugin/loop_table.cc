@@ -42,24 +42,28 @@ bool append_atomically(const std::string& path, const std::string& text) {
 
 bool LoopTable::append_to(const std::string& path) const { return append_atomically(path, lines_); }
 
-void LoopTable::emit_section(FILE* assembly) const {
+void LoopTable::add_section_to_unit() const {
   // push/pop keep GCC's idea of the current section right for whatever it emits afterwards.
-  fputs("\t.pushsection .looprace.loops,\"\",@progbits\n", assembly);
+  std::string assembly = "\t.pushsection .looprace.loops,\"\",@progbits\n";
+  char escaped[8];
   std::size_t start = 0;
   while (start < lines_.size()) {
     std::size_t end = lines_.find('\n', start) + 1;
-    fputs("\t.ascii \"", assembly);
+    assembly += "\t.ascii \"";
     for (std::size_t i = start; i < end; ++i) {
       unsigned char c = lines_[i];
-      if (c == '"' || c == '\\' || c < ' ' || c >= 0x7f)
-        fprintf(assembly, "\\%03o", c);
-      else
-        fputc(c, assembly);
+      if (c == '"' || c == '\\' || c < ' ' || c >= 0x7f) {
+        snprintf(escaped, sizeof escaped, "\\%03o", c);
+        assembly += escaped;
+      } else {
+        assembly += static_cast<char>(c);
+      }
     }
-    fputs("\"\n", assembly);
+    assembly += "\"\n";
     start = end;
   }
-  fputs("\t.popsection\n", assembly);
+  assembly += "\t.popsection";
+  symtab->finalize_toplevel_asm(build_string(assembly.size(), assembly.c_str()));
 }
 
 }  // namespace looprace

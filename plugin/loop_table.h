@@ -1,6 +1,8 @@
 // The loop table (docs/formats.md section 3): JSON Lines appended to table=PATH with one
 // O_APPEND write per translation unit, and the same lines in the non-allocated ELF section
 // .looprace.loops of the object file, which the linker concatenates into the executable.
+// The section is a top-level asm statement, which LTO streams and re-emits at link time, so
+// -flto executables carry the table as well.
 #ifndef LOOPRACE_PLUGIN_LOOP_TABLE_H
 #define LOOPRACE_PLUGIN_LOOP_TABLE_H
 
@@ -20,8 +22,8 @@ class LoopTable {
   // Appends all rows to path in one write(); false with errno set on failure.
   bool append_to(const std::string& path) const;
 
-  // Writes the rows into the .looprace.loops section of the assembly being produced.
-  void emit_section(FILE* assembly) const;
+  // Adds the rows to the unit as a top-level asm statement filling .looprace.loops.
+  void add_section_to_unit() const;
 
  private:
   std::string lines_;  // '\n'-terminated JSON objects

@@ -149,11 +149,28 @@ void on_function_compiled(void*, void*) {
   if (cfun) state.verifier.note_function_compiled(cfun);
 }
 
-// End of the translation unit: the table into its file and the object's ELF section, the
-// verify records into theirs.
+const pass_data kTableSectionData = {
+    SIMPLE_IPA_PASS, "*looprace_table", OPTGROUP_NONE, TV_NONE, 0, 0, 0, 0, 0,
+};
+
+// Runs once, after every function went through the early pass and before LTO streams the
+// unit: puts the table into the object (and the LTO bytecode) as a top-level asm statement.
+class TableSectionPass : public simple_ipa_opt_pass {
+ public:
+  explicit TableSectionPass(gcc::context* context)
+      : simple_ipa_opt_pass(kTableSectionData, context) {}
+
+  bool gate(function*) final { return !state.table.empty() && !seen_error(); }
+
+  unsigned int execute(function*) final {
+    state.table.add_section_to_unit();
+    return 0;
+  }
+};
+
+// End of the translation unit: the table into its file, the verify records into theirs.
 void on_finish_unit(void*, void*) {
   if (state.table.empty()) return;
-  if (asm_out_file) state.table.emit_section(asm_out_file);
   if (state.table_path && !state.table.append_to(*state.table_path))
     error("looprace: cannot append the loop table to %qs: %s", state.table_path->c_str(),
           xstrerror(errno));
@@ -190,6 +207,8 @@ int plugin_init(plugin_name_args* info, plugin_gcc_version* version) {
 
   register_callback(info->base_name, PLUGIN_INFO, nullptr, const_cast<plugin_info*>(&kPluginInfo));
   register_pass(info->base_name, new LoopPass(g), "ssa", PASS_POS_INSERT_AFTER);
+  register_pass(info->base_name, new TableSectionPass(g), "build_ssa_passes",
+                PASS_POS_INSERT_AFTER);
   register_pass(info->base_name, make_has_unroll_fixup_pass(g), "loop2", PASS_POS_INSERT_BEFORE);
   if (state.verify_path) {
     register_pass(info->base_name, make_verify_pass(g, state.verifier), "loop2_unroll",
