@@ -81,6 +81,35 @@ bool cpu_allowed(int cpu) {
 
 }  // namespace
 
+std::vector<std::string> machine_warnings(const MachineFacts& facts) {
+  std::vector<std::string> warnings;
+  if (facts.load1 >= 0.5 * facts.cores) {
+    warnings.push_back(fmt::format("load average {:.2f} on {} CPU{}: timings are noisy",
+                                   facts.load1, facts.cores, facts.cores == 1 ? "" : "s"));
+  }
+  for (const auto& governor : facts.governors) {
+    if (governor != "performance") {
+      warnings.push_back(fmt::format(
+          "CPU frequency governor \"{}\" (not \"performance\"): the clock speed follows the load",
+          governor));
+    }
+  }
+  if (facts.boost.value_or(false)) {
+    warnings.push_back(
+        "frequency boost (turbo) is on: the clock speed depends on temperature and "
+        "on what the other cores do");
+  }
+  if (!facts.constant_tsc || !facts.nonstop_tsc) {
+    warnings.push_back(
+        "the TSC is not invariant (constant_tsc/nonstop_tsc missing): cycle counts "
+        "change with the clock speed");
+  }
+  if (facts.hypervisor) {
+    warnings.push_back("running in a virtual machine: other guests on the host add noise");
+  }
+  return warnings;
+}
+
 MachineFacts collect_machine_facts(const std::string& compiler, std::optional<int> pin_cpu) {
   MachineFacts facts;
   char host[256] = {};
@@ -130,37 +159,14 @@ MachineFacts collect_machine_facts(const std::string& compiler, std::optional<in
   if (ran.succeeded()) facts.compiler = ran.out.head.substr(0, ran.out.head.find('\n'));
 
   facts.pinned_cpu = pin_cpu;
-  auto& warnings = facts.warnings;
-  if (facts.load1 >= 0.5 * facts.cores) {
-    warnings.push_back(fmt::format("load average {:.2f} on {} CPU{}: timings are noisy",
-                                   facts.load1, facts.cores, facts.cores == 1 ? "" : "s"));
-  }
-  for (const auto& governor : facts.governors) {
-    if (governor != "performance") {
-      warnings.push_back(fmt::format(
-          "CPU frequency governor \"{}\" (not \"performance\"): the clock speed follows the load",
-          governor));
-    }
-  }
-  if (facts.boost.value_or(false)) {
-    warnings.push_back(
-        "frequency boost (turbo) is on: the clock speed depends on temperature and "
-        "on what the other cores do");
-  }
-  if (!facts.constant_tsc || !facts.nonstop_tsc) {
-    warnings.push_back(
-        "the TSC is not invariant (constant_tsc/nonstop_tsc missing): cycle counts "
-        "change with the clock speed");
-  }
-  if (facts.hypervisor) {
-    warnings.push_back("running in a virtual machine: other guests on the host add noise");
-  }
+  facts.warnings = machine_warnings(facts);
   if (facts.compiler.empty()) {
-    warnings.push_back(fmt::format("cannot run \"{} --version\": {}", compiler, ran.describe()));
+    facts.warnings.push_back(
+        fmt::format("cannot run \"{} --version\": {}", compiler, ran.describe()));
   }
   if (pin_cpu && !cpu_allowed(*pin_cpu)) {
-    warnings.push_back(fmt::format("cannot pin to CPU {}: this process may run on CPUs {}",
-                                   *pin_cpu, allowed_cpus()));
+    facts.warnings.push_back(fmt::format("cannot pin to CPU {}: this process may run on CPUs {}",
+                                         *pin_cpu, allowed_cpus()));
   }
   return facts;
 }

@@ -32,6 +32,10 @@ struct MachineFacts {
   std::string identity() const;
 };
 
+// The warnings `facts` call for (load, governor, boost, TSC, virtual machine, compiler); what
+// collect_machine_facts() puts in `warnings`, plus its check of the CPU to pin to.
+std::vector<std::string> machine_warnings(const MachineFacts& facts);
+
 // `compiler`: the C compiler the variants are built with; `pin_cpu`: the CPU runs will be
 // pinned to (checked to exist and be allowed).
 MachineFacts collect_machine_facts(const std::string& compiler = "gcc",

@@ -4,16 +4,20 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cerrno>
-#include <cstring>
 
 extern char** environ;
 
@@ -48,6 +52,49 @@ std::vector<std::string> Environment::entries() const {
 }
 
 namespace {
+
+// Process groups of the children being waited for; lock-free so a signal handler can read it.
+constexpr std::size_t kGroupSlots = 256;
+std::atomic<pid_t> running_groups[kGroupSlots];
+
+void forget_group(pid_t group) {
+  for (auto& slot : running_groups) {
+    pid_t expected = group;
+    if (slot.compare_exchange_strong(expected, 0)) return;
+  }
+}
+
+void remember_group(pid_t group) {
+  for (auto& slot : running_groups) {
+    pid_t expected = 0;
+    if (slot.compare_exchange_strong(expected, group)) return;
+  }
+  // More than kGroupSlots children at once: this one is not killed on Ctrl-C, nothing worse.
+}
+
+void kill_children_and_die(int signal_number) {
+  kill_running_children();
+  ::signal(signal_number, SIG_DFL);
+  raise(signal_number);
+}
+
+// Installs kill_children_and_die for the terminating signals that still have their default
+// action (a driver with its own handlers calls kill_running_children() itself).
+void install_terminate_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction current {};
+      if (sigaction(signal_number, nullptr, &current) == 0 && current.sa_handler == SIG_DFL &&
+          !(current.sa_flags & SA_SIGINFO)) {
+        struct sigaction handler {};
+        handler.sa_handler = kill_children_and_die;
+        sigemptyset(&handler.sa_mask);
+        sigaction(signal_number, &handler, nullptr);
+      }
+    }
+  });
+}
 
 // Accumulates one stream into a CapturedOutput without keeping more than the limits.
 class Capture {
@@ -110,7 +157,7 @@ struct Pipe {
 }
 
 [[noreturn]] void exec_child(const ProcessSpec& spec, const Pipe& out, const Pipe& err,
-                             char* const argv[], char* const envp[], int report_fd) {
+                             char* const argv[], char* const envp[], int report_fd, pid_t parent) {
   auto fail = [report_fd](const char* what) { child_failed(report_fd, what); };
   setpgid(0, 0);
   // The driver may ignore or block signals; the program must start with defaults.
@@ -122,6 +169,9 @@ struct Pipe {
   if (null_fd < 0) fail("open /dev/null");
   if (dup2(null_fd, 0) < 0 || dup2(out.write, 1) < 0) fail("dup2");
   if (dup2(spec.merge_stderr ? out.write : err.write, 2) < 0) fail("dup2");
+  // If the driver is killed outright (kill -9), the shell goes with it.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(127);  // it died before prctl
   if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) fail("chdir");
   if (spec.pin_cpu) {
     cpu_set_t set;
@@ -152,9 +202,11 @@ ProcessResult run_process(const ProcessSpec& spec) {
     report.close_read(), report.close_write();
     return result;
   }
+  install_terminate_handlers();
   auto start = std::chrono::steady_clock::now();
+  pid_t parent = getpid();
   pid_t pid = fork();
-  if (pid == 0) exec_child(spec, out, err, argv, envp.data(), report.write);
+  if (pid == 0) exec_child(spec, out, err, argv, envp.data(), report.write, parent);
   out.close_write();
   err.close_write();
   report.close_write();
@@ -165,6 +217,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   }
   // Also from the parent, so that a kill of the group cannot race the child's own setpgid.
   setpgid(pid, pid);
+  remember_group(pid);
 
   // The report pipe closes on a successful exec; otherwise it carries errno and what failed.
   {
@@ -244,6 +297,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     }
   }
   if (pidfd >= 0) close(pidfd);
+  forget_group(pid);
   out.close_read();
   err.close_read();
   result.wall_seconds =
@@ -265,6 +319,13 @@ ProcessResult run_process(const ProcessSpec& spec) {
     result.exit_status = WEXITSTATUS(status);
   }
   return result;
+}
+
+void kill_running_children() {
+  for (auto& slot : running_groups) {
+    pid_t group = slot.load();
+    if (group > 0) kill(-group, SIGKILL);
+  }
 }
 
 std::string ProcessResult::describe() const {

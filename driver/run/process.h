@@ -74,7 +74,14 @@ struct ProcessResult {
   std::string describe() const;
 };
 
+// Safe to call from several threads at once. While children run, SIGINT, SIGTERM and SIGHUP
+// (when they still have their default action) first kill every running child's process group,
+// then end this process as they would have: Ctrl-C leaves no build or program behind.
 ProcessResult run_process(const ProcessSpec& spec);
+
+// Kills (SIGKILL) the process groups of all children run_process() is waiting for.
+// Async-signal-safe: for drivers that install their own SIGINT/SIGTERM handlers.
+void kill_running_children();
 
 // The last `count` lines of `text` (without a partial first line when cut).
 std::string last_lines(const std::string& text, std::size_t count);

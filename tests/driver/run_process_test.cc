@@ -8,6 +8,9 @@
 
 #include <csignal>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace looprace::run {
 namespace {
 
@@ -105,6 +108,36 @@ TEST(RunProcess, LargeOutputIsDigestedWhole) {
   EXPECT_FALSE(result.out.complete());
   EXPECT_EQ(result.out.digest, sh("head -c 1000000 /dev/zero").out.digest);
   EXPECT_NE(result.out.digest, sh("head -c 999999 /dev/zero").out.digest);
+}
+
+// Gone, or a zombie nobody reaped yet: either way no longer running.
+bool stopped(pid_t pid) {
+  std::string stat = looprace::testing::read_file("/proc/" + std::to_string(pid) + "/stat");
+  auto state = stat.rfind(") ");
+  return stat.empty() || (state != std::string::npos && stat[state + 2] == 'Z');
+}
+
+TEST(RunProcess, InterruptingTheDriverKillsItsChildren) {
+  ScratchDir dir;
+  const auto pidfile = dir / "pid";
+  pid_t driver = fork();
+  if (driver == 0) {
+    ProcessSpec spec;
+    spec.command = "sleep 30 & echo $! > " + pidfile.string() + ".tmp; mv " + pidfile.string() +
+                   ".tmp " + pidfile.string() + "; wait";
+    run_process(spec);
+    _exit(0);
+  }
+  ASSERT_GT(driver, 0);
+  for (int i = 0; i < 1000 && !std::filesystem::exists(pidfile); ++i) usleep(10000);
+  ASSERT_TRUE(std::filesystem::exists(pidfile));
+  pid_t sleeper = std::stoi(looprace::testing::read_file(pidfile));
+  kill(driver, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(driver, &status, 0), driver);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
+  for (int i = 0; i < 500 && !stopped(sleeper); ++i) usleep(10000);
+  EXPECT_TRUE(stopped(sleeper)) << "the driver's grandchild " << sleeper << " still runs";
 }
 
 // A program linked with the real runtime: the parent and a fork child each record loop 0xaa

@@ -1,6 +1,7 @@
 // Unit tests of driver/run's pure parts: digests, tails, output differences, record sums,
 // judgements, layout padding.
 #include "run/digest.h"
+#include "run/hygiene.h"
 #include "run/observations.h"
 #include "run/process.h"
 #include "run/runner.h"
@@ -224,6 +225,65 @@ TEST(Environment, SetsUnsetsAndListsSorted) {
   EXPECT_FALSE(env.get("C"));
   EXPECT_EQ(env.entries(), (std::vector<std::string>{"A=1=one", "B=2"}));
   EXPECT_TRUE(Environment::current().get("PATH"));
+}
+
+}  // namespace
+}  // namespace looprace::run
+
+namespace looprace::run {
+namespace {
+
+MachineFacts quiet_machine() {
+  MachineFacts facts;
+  facts.cores = 2;
+  facts.load1 = 0.2;
+  facts.governors = {"performance"};
+  facts.boost = false;
+  facts.constant_tsc = facts.nonstop_tsc = true;
+  return facts;
+}
+
+TEST(MachineWarnings, NoneOnAQuietMachine) {
+  EXPECT_TRUE(machine_warnings(quiet_machine()).empty());
+}
+
+TEST(MachineWarnings, NamesEachProblem) {
+  MachineFacts facts = quiet_machine();
+  facts.load1 = 1.9;
+  facts.governors = {"performance", "powersave"};
+  facts.boost = true;
+  facts.nonstop_tsc = false;
+  facts.hypervisor = true;
+  auto warnings = machine_warnings(facts);
+  ASSERT_EQ(warnings.size(), 5u);
+  EXPECT_EQ(warnings[0], "load average 1.90 on 2 CPUs: timings are noisy");
+  EXPECT_NE(warnings[1].find("governor \"powersave\""), std::string::npos) << warnings[1];
+  EXPECT_NE(warnings[2].find("boost"), std::string::npos) << warnings[2];
+  EXPECT_NE(warnings[3].find("not invariant"), std::string::npos) << warnings[3];
+  EXPECT_NE(warnings[4].find("virtual machine"), std::string::npos) << warnings[4];
+}
+
+TEST(MachineFacts, CollectedFromThisMachine) {
+  MachineFacts facts = collect_machine_facts("gcc", 99999);
+  EXPECT_GT(facts.cores, 0u);
+  EXPECT_FALSE(facts.hostname.empty());
+  EXPECT_FALSE(facts.kernel.empty());
+  EXPECT_NE(facts.compiler.find("gcc"), std::string::npos) << facts.compiler;
+#if defined(__x86_64__)
+  ASSERT_TRUE(facts.tsc_hz);
+  EXPECT_GT(*facts.tsc_hz, 1e8);
+#endif
+  bool pin_warned = false;
+  for (const auto& warning : facts.warnings)
+    pin_warned |= warning.find("CPU 99999") != std::string::npos;
+  EXPECT_TRUE(pin_warned);
+  nlohmann::json json = facts.to_json();
+  EXPECT_EQ(json.at("cores"), facts.cores);
+  EXPECT_EQ(json.at("pinned_cpu"), 99999);
+  EXPECT_NE(facts.identity().find(facts.hostname), std::string::npos);
+  EXPECT_NE(
+      collect_machine_facts("no-such-compiler-xyz").warnings.back().find("no-such-compiler-xyz"),
+      std::string::npos);
 }
 
 }  // namespace
