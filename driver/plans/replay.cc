@@ -15,28 +15,31 @@
 namespace looprace::plans {
 namespace {
 
-// Serves round r of the replay from recorded round order[r] of every version.
+// Serves the k-th observation of version v from its recorded round order[k]: each version
+// draws its rounds without replacement, and versions observed together since the start (the
+// blocked race's survivors) get the same recorded rounds, so their pairs are real.
 class ReplaySampler : public Sampler {
  public:
   ReplaySampler(const LoopData& loop, const std::vector<std::size_t>& order)
-      : loop_(loop), order_(order) {}
+      : loop_(loop), order_(order), taken_(loop.cycles.size(), 0) {}
 
   std::vector<std::optional<Observation>> round(const std::vector<std::size_t>& versions) override {
-    if (next_ >= order_.size())
-      throw std::runtime_error(fmt::format(
-          "loop {}: the plan asked for more than the {} recorded rounds; lower --max-samples",
-          loop_.loop, order_.size()));
     std::vector<std::optional<Observation>> result;
     result.reserve(versions.size());
-    for (std::size_t v : versions) result.emplace_back(loop_.cycles[v][order_[next_]]);
-    ++next_;
+    for (std::size_t v : versions) {
+      if (taken_[v] >= order_.size())
+        throw std::runtime_error(fmt::format(
+            "loop {}: the plan asked for more than the {} recorded rounds; lower --max-samples",
+            loop_.loop, order_.size()));
+      result.emplace_back(loop_.cycles[v][order_[taken_[v]++]]);
+    }
     return result;
   }
 
  private:
   const LoopData& loop_;
   const std::vector<std::size_t>& order_;
-  std::size_t next_ = 0;
+  std::vector<std::size_t> taken_;
 };
 
 std::uint64_t mix(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {

@@ -1,6 +1,7 @@
 // Replay: simulates sampling plans on recorded observations the way seeds/000 section 5 does.
 // For each loop and repetition the recorded rounds are drawn in a fresh random order (one
-// permutation of round indices shared by all versions, so blocked plans keep real pairs); a
+// permutation of round indices shared by all versions, each version taking them in turn, so
+// versions observed in the same rounds keep real pairs for blocked plans); a
 // repetition fails when the chosen version's true mean (mean of all its recorded cycles) is
 // more than theta slower than the best version's.
 #pragma once

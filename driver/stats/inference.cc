@@ -12,6 +12,11 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// Double precision throughout: Boost's default promotion to long double costs several times
+// the time for accuracy far beyond what the tests need (and the race calls these per round).
+using DoublePolicy = boost::math::policies::policy<boost::math::policies::promote_double<false>>;
+using StudentT = boost::math::students_t_distribution<double, DoublePolicy>;
+
 void require_pair_sizes(const RunningStats& x, const char* what) {
   if (x.count() < 2)
     throw std::invalid_argument(std::string(what) + " needs at least 2 observations");
@@ -24,7 +29,7 @@ void require_confidence(double confidence) {
 
 double t_cdf(double t, double df) {
   if (std::isinf(t)) return t > 0 ? 1.0 : 0.0;
-  return boost::math::cdf(boost::math::students_t(df), t);
+  return boost::math::cdf(StudentT(df), t);
 }
 
 // Fills p-value and interval of a t-test whose estimate, standard error and df are known.
@@ -63,7 +68,7 @@ TTest finish_t_test(double estimate, double std_error, double df, Alternative al
 }  // namespace
 
 double student_t_quantile(double probability, double df) {
-  return boost::math::quantile(boost::math::students_t(df), probability);
+  return boost::math::quantile(StudentT(df), probability);
 }
 
 double welch_df(const RunningStats& a, const RunningStats& b) {
@@ -152,7 +157,11 @@ bool StudentCriticalValues::welch_less(const RunningStats& d, const RunningStats
   const double high_df = static_cast<double>(d.count() + c.count() - 2);
   if (t > at(low_df)) return true;
   if (t <= at(high_df)) return false;
-  return t > at(welch_df(d, c));
+  // Narrower bounds from the whole df around the exact one, then the exact quantile.
+  const double df = welch_df(d, c);
+  if (t > at(std::floor(df))) return true;
+  if (t <= at(std::ceil(df))) return false;
+  return t > at(df);
 }
 
 bool StudentCriticalValues::mean_beyond_zero(const RunningStats& x, double direction) const {
