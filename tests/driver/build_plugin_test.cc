@@ -148,15 +148,15 @@ TEST_F(MakeProject, IncrementalVariantRecompilesOnlyTheLoopsUnit) {
   EXPECT_TRUE(std::filesystem::is_empty(work / "none"));
 }
 
-TEST(CMakeProject, FlagsPassThroughCFlagsAndLinkerFlags) {
+TEST(CMakeProject, FlagsPassThroughCcOrCFlagsAndLinkerFlags) {
   ScratchDir work;
   auto dir = work / "cmake";
   VariantSpec spec;
   spec.table = work / "table.jsonl";
+  // The compiler command from CC: CMake keeps the flags after it.
   BuildResult table_build =
       run_build(job("cmake table", dir, spec,
-                    R"(cmake -S "$LOOPRACE_SRCDIR" -B . -DCMAKE_C_FLAGS="$LOOPRACE_CFLAGS -O2" )"
-                    R"(-DCMAKE_EXE_LINKER_FLAGS="$LOOPRACE_LDFLAGS" && cmake --build .)"));
+                    R"(CC="$LOOPRACE_CC" cmake -S "$LOOPRACE_SRCDIR" -B . && cmake --build .)"));
   ASSERT_TRUE(table_build.ok()) << table_build.failure_message();
   LoopTable table = read_loop_table_dir(dir);
   const LoopRow* kern = nullptr;
@@ -168,7 +168,7 @@ TEST(CMakeProject, FlagsPassThroughCFlagsAndLinkerFlags) {
       find_loop(table, "kern.c:" + std::to_string(kern->line) + ":" + std::to_string(kern->column)),
       kern);
 
-  // Instrumented through a CMake cache variable: the runtime is linked and records the loop.
+  // Flags through CMake cache variables: the runtime is linked and records the loop.
   VariantSpec timed;
   timed.instrument = {kern->id};
   BuildResult instrumented =
