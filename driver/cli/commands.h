@@ -7,5 +7,11 @@ namespace looprace::cli {
 
 // Subcommands add themselves below; main() calls every one in this order.
 void add_version_command(CLI::App& app);
+void add_loops_command(CLI::App& app);
+void add_race_command(CLI::App& app);
+void add_apply_command(CLI::App& app);
+void add_merge_command(CLI::App& app);
+void add_replay_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
 
 }  // namespace looprace::cli

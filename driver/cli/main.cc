@@ -11,6 +11,12 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.failure_message(CLI::FailureMessage::help);
   looprace::cli::add_version_command(app);
+  looprace::cli::add_loops_command(app);
+  looprace::cli::add_race_command(app);
+  looprace::cli::add_apply_command(app);
+  looprace::cli::add_merge_command(app);
+  looprace::cli::add_replay_command(app);
+  looprace::cli::add_compare_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,124 @@
+// `looprace loops`: the loops of a program (the plugin's table), ranked by measured hotness when
+// a run command is given.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "cli/commands.h"
+#include "race/program.h"
+
+namespace looprace::cli {
+namespace {
+
+struct LoopsOptions {
+  std::string build_command;
+  std::string run_command;
+  unsigned runs = 3;
+  double timeout_seconds = 0;
+  bool json = false;
+  std::filesystem::path workdir = ".looprace/work";
+};
+
+std::string feature_text(const nlohmann::json& f) {
+  std::string out;
+  for (const char* key : {"stmts", "loads", "stores", "calls", "branches", "exits", "niter"}) {
+    if (f.contains(key)) out += fmt::format("{}{}={}", out.empty() ? "" : " ", key, f[key].dump());
+  }
+  return out;
+}
+
+void list_loops(const LoopsOptions& o) {
+  race::Workspace ws;
+  ws.toolchain = build::find_toolchain();
+  ws.build_command = o.build_command;
+  ws.run_command = o.run_command;
+  ws.srcdir = std::filesystem::current_path();
+  ws.workdir = std::filesystem::absolute(o.workdir);
+  if (o.timeout_seconds > 0) {
+    ws.run_timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_seconds * 1e3));
+  }
+  race::Baseline baseline = race::build_baseline(ws);
+  std::map<std::string, store::Hotness> hot;
+  std::vector<const build::LoopRow*> order;
+  if (!o.run_command.empty()) {
+    race::reference_run(ws, baseline);
+    for (const auto& h : race::measure_hotness(ws, baseline.table, std::max(1u, o.runs))) {
+      hot[h.id] = h;
+      order.push_back(build::find_loop(baseline.table, h.id));
+    }
+  }
+  for (const auto& row : baseline.table.rows) {
+    if (!hot.count(row.id)) order.push_back(&row);
+  }
+
+  if (o.json) {
+    for (const auto* row : order) {
+      nlohmann::json j = {
+          {"id", row->id},         {"file", row->file},           {"line", row->line},
+          {"column", row->column}, {"location", row->location()}, {"function", row->function},
+          {"name", row->name},     {"depth", row->depth},         {"index", row->index},
+          {"loops", row->loops},   {"features", row->features}};
+      if (auto h = hot.find(row->id); h != hot.end()) {
+        j["cycles_per_run"] = h->second.cycles_per_run;
+        j["entries_per_run"] = h->second.entries_per_run;
+        j["share"] = h->second.share;
+      } else if (!o.run_command.empty()) {
+        j["cycles_per_run"] = 0;
+        j["share"] = 0;
+      }
+      std::printf("%s\n", j.dump().c_str());
+    }
+    return;
+  }
+  for (const auto& w : baseline.table.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  if (o.run_command.empty()) {
+    std::printf("%-16s  %-28s  %-20s  %-5s  %s\n", "id", "location", "function", "pos", "features");
+  } else {
+    std::printf("%-16s  %-28s  %-20s  %14s  %6s  %s\n", "id", "location", "function", "cycles/run",
+                "share", "features");
+  }
+  for (const auto* row : order) {
+    if (o.run_command.empty()) {
+      std::printf("%-16s  %-28s  %-20s  %-5s  %s\n", row->id.c_str(), row->location().c_str(),
+                  row->name.c_str(), row->position().c_str(), feature_text(row->features).c_str());
+      continue;
+    }
+    auto h = hot.find(row->id);
+    std::string cycles = h == hot.end() ? "-" : fmt::format("{:.0f}", h->second.cycles_per_run);
+    std::string share = h == hot.end() ? "-" : fmt::format("{:.1f}%", 100 * h->second.share);
+    std::printf("%-16s  %-28s  %-20s  %14s  %6s  %s\n", row->id.c_str(), row->location().c_str(),
+                row->name.c_str(), cycles.c_str(), share.c_str(),
+                feature_text(row->features).c_str());
+  }
+  if (!o.run_command.empty()) {
+    std::printf("(%zu of %zu loops ran; mean of %u runs with every loop instrumented)\n",
+                hot.size(), baseline.table.rows.size(), std::max(1u, o.runs));
+  }
+}
+
+}  // namespace
+
+void add_loops_command(CLI::App& app) {
+  auto options = std::make_shared<LoopsOptions>();
+  auto* cmd = app.add_subcommand(
+      "loops", "List the loops of a program; with --run, rank them by measured hotness");
+  cmd->add_option("--build", options->build_command,
+                  "Build command naming the compiler as $LOOPRACE_CC (see `looprace race --help`)")
+      ->required();
+  cmd->add_option("--run", options->run_command,
+                  "Run command; measures cycles per run and share of the program per loop");
+  cmd->add_option("--runs", options->runs, "Runs that measure hotness")->capture_default_str();
+  cmd->add_option("--timeout", options->timeout_seconds, "Seconds a run may take (0: no limit)");
+  cmd->add_option("--workdir", options->workdir, "Where the builds go")->capture_default_str();
+  cmd->add_flag("--json", options->json, "One JSON object per loop and line");
+  cmd->footer(R"txt(Examples:
+  looprace loops --build 'make -B CC="$LOOPRACE_CC" OUT="$LOOPRACE_OUTDIR"'
+  looprace loops --build 'make -B CC="$LOOPRACE_CC" OUT="$LOOPRACE_OUTDIR"' \
+                 --run '$LOOPRACE_OUTDIR/prog' --json)txt");
+  cmd->callback([options] { list_loops(*options); });
+}
+
+}  // namespace looprace::cli

@@ -1,0 +1,157 @@
+// `looprace race`: the main job. Options map onto race::RaceOptions; the engine is driver/race.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/progress_line.h"
+#include "looprace_version.h"
+#include "race/race.h"
+
+namespace looprace::cli {
+namespace {
+
+std::string describe_speedup(const nlohmann::json& s) {
+  std::string verdict = s.value("verdict", "unknown");
+  if (verdict == "baseline") return "the chosen code is GCC's default (factor 0)";
+  std::string text;
+  if (s.contains("median_speedup")) {
+    text += fmt::format("median speedup {:.3f}", s["median_speedup"].get<double>());
+  }
+  if (s.contains("ci")) {
+    text += fmt::format(" (CI {:.3f}..{:.3f} at {:.0f}%)", s["ci"][0].get<double>(),
+                        s["ci"][1].get<double>(), 100 * s.value("confidence", 0.95));
+  }
+  text += fmt::format(", Speedup-Test verdict: {}", verdict);
+  if (s.contains("explanation")) text += " — " + s["explanation"].get<std::string>();
+  return text;
+}
+
+void print_summary(const race::RaceSummary& summary) {
+  std::printf("\n");
+  if (!summary.facts.warnings.empty()) {
+    for (const auto& w : summary.facts.warnings) std::printf("warning: %s\n", w.c_str());
+    std::printf("\n");
+  }
+  std::size_t k = 0;
+  for (const auto& o : summary.loops) {
+    ++k;
+    const auto& d = o.decision;
+    std::string hot =
+        o.hotness_share ? fmt::format("  ({:.1f}% of the program's cycles)", 100 * *o.hotness_share)
+                        : "";
+    std::printf("loop %zu/%zu  %s  %s  %s%s\n", k, summary.loops.size(), o.loop.id.c_str(),
+                o.loop.location().c_str(), o.loop.name.c_str(), hot.c_str());
+    std::vector<std::string> samples;
+    for (const auto& [factor, n] : d.samples.items()) {
+      samples.push_back(fmt::format("{}:{}", factor, n.get<std::size_t>()));
+    }
+    std::printf("  chosen factor %d   winners {%s}%s\n", d.chosen,
+                fmt::format("{}", fmt::join(d.winners, ",")).c_str(),
+                d.cap_hit ? "   (sample cap hit: the winners could not be told apart)" : "");
+    std::printf("  samples per raced factor  %s\n",
+                fmt::format("{}", fmt::join(samples, " ")).c_str());
+    std::printf("  vs factor 0: %s\n", describe_speedup(d.speedup).c_str());
+    if (o.decided_earlier) {
+      std::printf("  (decided by an earlier run of this command; nothing was run)\n");
+    } else if (o.replayed > 0) {
+      std::printf("  resumed: %zu observations from the store, %zu new\n", o.replayed, o.measured);
+    }
+    for (const auto& n : o.notes) std::printf("  note: %s\n", n.c_str());
+  }
+  std::printf("\nprofile: %s\nstore:   %s\n", summary.profile.c_str(), summary.store.c_str());
+  std::printf("elapsed: %.1f s\n", summary.elapsed_seconds);
+  std::printf("apply with: looprace apply --profile %s\n", summary.profile.c_str());
+}
+
+}  // namespace
+
+void add_race_command(CLI::App& app) {
+  auto options = std::make_shared<race::RaceOptions>();
+  auto* cmd = app.add_subcommand(
+      "race", "Race the unroll factors 0..16 of the hottest (or named) loops and write a profile");
+  cmd->add_option("--build", options->build_command,
+                  "Build command; names the compiler as $LOOPRACE_CC (or adds $LOOPRACE_CFLAGS and "
+                  "$LOOPRACE_LDFLAGS) and puts the program in $LOOPRACE_OUTDIR")
+      ->required();
+  cmd->add_option("--run", options->run_command,
+                  "Run command, e.g. '$LOOPRACE_OUTDIR/prog input.txt'; runs in the current "
+                  "directory, its stdout and exit status must not depend on the factor")
+      ->required();
+  cmd->add_option("--loop", options->loops,
+                  "Race this loop (16-hex-digit id or file:line:col); repeatable");
+  cmd->add_option(
+      "--hot", options->hot,
+      "Race the N hottest innermost loops (measured); default 3 when no --loop is given");
+  cmd->add_option("--jobs,-j", options->jobs, "Variant builds run in parallel")
+      ->default_val(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  cmd->add_option("--factors", options->factors,
+                  "Factors to race (default 0..16; 0 = GCC's choice, always raced)")
+      ->check(CLI::Range(0, 16))
+      ->delimiter(',');
+  cmd->add_option("--plan", options->plan.name, "Sampling plan")
+      ->check(CLI::IsMember(plans::plan_names()))
+      ->capture_default_str();
+  cmd->add_option("--alpha-lt", options->plan.alpha_lt,
+                  "Level of the one-sided Welch test that eliminates a slower factor")
+      ->capture_default_str();
+  cmd->add_option("--alpha-eq", options->plan.alpha_eq,
+                  "1 - confidence of the intervals that decide equivalence")
+      ->capture_default_str();
+  cmd->add_option("--epsilon", options->plan.epsilon,
+                  "Worst-case speedup below 1+epsilon counts as equal")
+      ->capture_default_str();
+  cmd->add_option("--max-samples", options->plan.max_samples, "Cap on observations per factor")
+      ->capture_default_str();
+  cmd->add_option("--warmup", options->warmup, "Discarded runs per variant before the race")
+      ->capture_default_str();
+  cmd->add_option("--hotness-runs", options->hotness_runs,
+                  "Runs of the all-instrumented build that rank the loops")
+      ->capture_default_str();
+  cmd->add_option("--timeout", options->timeout_seconds,
+                  "Seconds a run may take before it is killed and its variant disqualified "
+                  "(default: 20 x the baseline's run, at least 10)");
+  cmd->add_flag("--check-output,!--no-check-output", options->check_output,
+                "Disqualify variants whose stdout or exit status differ from the baseline's")
+      ->default_val(true);
+  cmd->add_option("--check-file", options->check_files,
+                  "A file the run writes (relative to the current directory) that must equal "
+                  "the baseline's; repeatable");
+  cmd->add_option("--pin", options->pin_cpu, "Pin every run to this CPU");
+  cmd->add_option("--layouts", options->layouts,
+                  "Randomize code layout over K builds per factor (function padding) and random "
+                  "environment padding per run, so decisions hold across layouts");
+  cmd->add_option("--store", options->store, "SQLite store of every observation")
+      ->capture_default_str();
+  cmd->add_option("--profile", options->profile, "Profile to write (other loops' entries kept)")
+      ->capture_default_str();
+  cmd->add_option("--workdir", options->workdir, "Where the variants are built")
+      ->capture_default_str();
+  cmd->add_option("--seed", options->seed, "Seed of the run order and layouts")
+      ->capture_default_str();
+  cmd->add_flag("--force", options->force, "Use a store of another program or machine anyway");
+  cmd->footer(R"txt(Examples:
+  # race the 3 hottest loops of a make project, 2 builds at a time
+  looprace race --build 'make -B CC="$LOOPRACE_CC" OUT="$LOOPRACE_OUTDIR"' \
+                --run '$LOOPRACE_OUTDIR/prog input.dat' --hot 3
+  # one loop, only a few factors, tighter statistics
+  looprace race --build 'gcc -O2 $LOOPRACE_CFLAGS -o $LOOPRACE_OUTDIR/fir fir.c $LOOPRACE_LDFLAGS' \
+                --run '$LOOPRACE_OUTDIR/fir' --loop fir.c:42:19 --factors 0,1,2,4,8 --alpha-lt 0.01
+Running the same command again resumes an interrupted race from the store.)txt");
+  cmd->callback([options] {
+    options->looprace_version = kVersion;
+    options->command_line =
+        "looprace race --build " + options->build_command + " --run " + options->run_command;
+    ProgressLine progress(stderr);
+    race::RaceSummary summary =
+        race::run_race(*options, [&](const race::RaceProgress& p) { progress.update(p); });
+    progress.finish();
+    print_summary(summary);
+  });
+}
+
+}  // namespace looprace::cli

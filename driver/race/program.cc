@@ -1,0 +1,175 @@
+#include "race/program.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace looprace::race {
+namespace {
+
+// Up to `count` loops that look like what `selector` meant: same file (nearest lines first),
+// else ids sharing the longest prefix.
+std::vector<const build::LoopRow*> near_matches(const build::LoopTable& table,
+                                                const std::string& selector, std::size_t count) {
+  std::vector<std::pair<long, const build::LoopRow*>> scored;
+  std::string file = selector;
+  long line = -1;
+  if (auto colon = selector.find(':'); colon != std::string::npos) {
+    file = selector.substr(0, colon);
+    try {
+      line = std::stol(selector.substr(colon + 1));
+    } catch (const std::exception&) {
+      line = -1;
+    }
+  }
+  auto ends_with = [](const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  for (const auto& row : table.rows) {
+    if (!file.empty() && (ends_with(row.file, file) || ends_with(file, row.file))) {
+      scored.emplace_back(line < 0 ? 0 : std::labs(row.line - line), &row);
+    }
+  }
+  if (scored.empty()) {
+    for (const auto& row : table.rows) {
+      std::size_t common = 0;
+      while (common < row.id.size() && common < selector.size() &&
+             row.id[common] == selector[common])
+        ++common;
+      if (common > 0) scored.emplace_back(-static_cast<long>(common), &row);
+    }
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<const build::LoopRow*> out;
+  for (std::size_t i = 0; i < scored.size() && i < count; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+std::filesystem::path records_file(const std::filesystem::path& dir) {
+  return dir.parent_path() / (dir.filename().string() + ".records");
+}
+
+}  // namespace
+
+build::BuildJob build_job(const Workspace& ws, const build::VariantSpec& spec,
+                          const std::filesystem::path& dir, const std::string& label) {
+  build::BuildJob job;
+  job.label = label;
+  job.command = ws.build_command;
+  job.dir = dir;
+  job.env = build::build_environment(ws.toolchain, spec, dir, ws.srcdir);
+  job.timeout = ws.build_timeout;
+  return job;
+}
+
+run::Environment run_environment(const Workspace& ws, const std::filesystem::path& dir) {
+  run::Environment env = run::Environment::current();
+  env.set("LOOPRACE_OUTDIR", dir.string());
+  env.set("LOOPRACE_SRCDIR", ws.srcdir.string());
+  return env;
+}
+
+run::RunResult run_build_once(const Workspace& ws, const std::filesystem::path& dir,
+                              std::optional<std::uint64_t> layout_seed) {
+  run::RunSpec spec;
+  spec.command = ws.run_command;
+  spec.cwd = ws.srcdir;
+  spec.env = run_environment(ws, dir);
+  spec.records_file = records_file(dir);
+  spec.timeout = ws.run_timeout;
+  spec.pin_cpu = ws.pin_cpu;
+  spec.layout_seed = layout_seed;
+  spec.check_files = ws.check_files;
+  return run::execute_run(spec);
+}
+
+Baseline build_baseline(const Workspace& ws) {
+  Baseline baseline;
+  baseline.dir = ws.workdir / "baseline";
+  build::prepare_fresh(baseline.dir);
+  std::filesystem::path table_file = ws.workdir / "baseline.loops.jsonl";
+  std::filesystem::remove(table_file);
+  build::VariantSpec spec;
+  spec.table = table_file;
+  auto result = build::run_build(build_job(ws, spec, baseline.dir, "baseline"));
+  if (!result.ok()) throw Error(result.failure_message());
+  baseline.table = build::read_loop_table_dir(baseline.dir);
+  if (baseline.table.rows.empty() && std::filesystem::exists(table_file)) {
+    baseline.table = build::read_loop_table_file(table_file);
+  }
+  if (baseline.table.rows.empty()) {
+    throw Error(fmt::format(
+        "the build command produced no loop table in {}: it must compile with $LOOPRACE_CC (or "
+        "add $LOOPRACE_CFLAGS/$LOOPRACE_LDFLAGS) and write its program into $LOOPRACE_OUTDIR; "
+        "build command: {}",
+        baseline.dir.string(), ws.build_command));
+  }
+  return baseline;
+}
+
+run::RunResult reference_run(const Workspace& ws, const Baseline& baseline) {
+  run::RunResult result = run_build_once(ws, baseline.dir);
+  if (!result.process.succeeded()) {
+    std::string tail = run::last_lines(result.process.err.tail, 15);
+    if (tail.empty()) tail = run::last_lines(result.process.out.tail, 15);
+    throw Error(fmt::format("the run command fails for the baseline build ({}): {}{}{}",
+                            result.process.describe(), ws.run_command,
+                            tail.empty() ? "" : "\nlast lines of its output:\n", tail));
+  }
+  return result;
+}
+
+std::vector<build::LoopRow> select_loops(const build::LoopTable& table,
+                                         const std::vector<std::string>& selectors) {
+  std::vector<build::LoopRow> out;
+  for (const auto& selector : selectors) {
+    const build::LoopRow* row = build::find_loop(table, selector);
+    if (!row) {
+      std::string message = fmt::format("--loop {}: no such loop in the program", selector);
+      auto near = near_matches(table, selector, 5);
+      if (!near.empty()) message += "; did you mean:";
+      for (const auto* n : near) {
+        message += fmt::format("\n  {}  {}  {}", n->id, n->location(), n->name);
+      }
+      message += "\n(`looprace loops --build ...` lists every loop)";
+      throw Error(message);
+    }
+    bool seen = std::any_of(out.begin(), out.end(), [&](const auto& r) { return r.id == row->id; });
+    if (!seen) out.push_back(*row);
+  }
+  return out;
+}
+
+std::vector<store::Hotness> measure_hotness(
+    const Workspace& ws, const build::LoopTable& table, unsigned runs,
+    const std::function<void(const run::RunResult&)>& on_run) {
+  std::filesystem::path dir = ws.workdir / "hotness";
+  build::prepare_fresh(dir);
+  build::VariantSpec spec;
+  for (const auto& row : table.rows) spec.instrument.push_back(row.id);
+  auto result = build::run_build(build_job(ws, spec, dir, "hotness (every loop instrumented)"));
+  if (!result.ok()) throw Error(result.failure_message());
+  std::vector<store::HotnessSample> samples;
+  for (unsigned i = 0; i < runs; ++i) {
+    run::RunResult r = run_build_once(ws, dir);
+    if (on_run) on_run(r);
+    if (!r.process.succeeded() || !r.observations.complete()) {
+      throw Error(fmt::format("the hotness run (every loop instrumented) failed: {}{}",
+                              r.process.describe(),
+                              r.observations.complete() ? "" : "; it wrote no runtime records"));
+    }
+    store::HotnessSample s;
+    s.wall_seconds = r.process.wall_seconds;
+    s.tsc_hz = r.observations.tsc_hz.value_or(0);
+    for (const auto& [id, totals] : r.observations.loops) {
+      s.loops[id] = {static_cast<double>(totals.cycles), static_cast<double>(totals.entries)};
+    }
+    samples.push_back(std::move(s));
+  }
+  return store::rank_hotness(samples);
+}
+
+}  // namespace looprace::race

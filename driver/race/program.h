@@ -1,0 +1,79 @@
+// The program under study: its baseline build (plugin loaded, nothing selected) with the loop
+// table, runs of any build of it, loop selection, and the hotness measurement that ranks loops.
+// Shared by `looprace loops` and `looprace race`.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "build/builder.h"
+#include "build/loop_table.h"
+#include "build/toolchain.h"
+#include "build/variant_env.h"
+#include "run/runner.h"
+#include "store/dataset.h"
+
+namespace looprace::race {
+
+// Bad input or a failed step, with a message that names what is at fault.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Where and how the program is built and run.
+struct Workspace {
+  build::Toolchain toolchain;
+  std::string build_command;
+  std::string run_command;
+  std::filesystem::path workdir;  // variant directories live here (absolute)
+  std::filesystem::path srcdir;   // where looprace was started: cwd of the run command
+  unsigned jobs = 2;
+  std::chrono::milliseconds build_timeout{0};
+  std::chrono::milliseconds run_timeout{0};
+  std::optional<int> pin_cpu;
+  std::vector<std::filesystem::path> check_files;
+};
+
+// The job that builds `spec` into `dir` (prepared by the caller: fresh or incremental).
+build::BuildJob build_job(const Workspace& ws, const build::VariantSpec& spec,
+                          const std::filesystem::path& dir, const std::string& label);
+
+// The environment a build in `dir` ran with, for running that build.
+run::Environment run_environment(const Workspace& ws, const std::filesystem::path& dir);
+
+// Runs the program built in `dir` once; the runtime records go to `dir`/../<name>.records.
+run::RunResult run_build_once(const Workspace& ws, const std::filesystem::path& dir,
+                              std::optional<std::uint64_t> layout_seed = {});
+
+struct Baseline {
+  std::filesystem::path dir;
+  build::LoopTable table;
+};
+
+// Builds with the plugin loaded and no loop selected, and reads the loop table from the
+// program's ELF files (or the table= file). Throws Error with the build's output tail when the
+// build fails, and when it produced no loops (the build does not use $LOOPRACE_CC).
+Baseline build_baseline(const Workspace& ws);
+
+// Runs the baseline once as the reference output; throws Error when the run fails.
+run::RunResult reference_run(const Workspace& ws, const Baseline& baseline);
+
+// Resolves --loop selectors (id or file:line:col); throws Error listing near matches when one
+// names no loop.
+std::vector<build::LoopRow> select_loops(const build::LoopTable& table,
+                                         const std::vector<std::string>& selectors);
+
+// Builds with every loop instrumented, runs it `runs` times and returns the loops that ran,
+// hottest first. Every run is passed to `on_run` (e.g. to store it). Throws Error when the
+// build or a run fails.
+std::vector<store::Hotness> measure_hotness(
+    const Workspace& ws, const build::LoopTable& table, unsigned runs,
+    const std::function<void(const run::RunResult&)>& on_run = {});
+
+}  // namespace looprace::race

@@ -1,0 +1,629 @@
+#include "race/race.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
+
+#include "build/elf_code.h"
+#include "profile/profile_file.h"
+#include "race/live_sampler.h"
+#include "race/program.h"
+#include "stats/speedup_test.h"
+
+namespace looprace::race {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kMaxFactor = 16;
+
+// splitmix64 over two words: independent, reproducible seeds for each purpose.
+std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t z = a + 0x9e3779b97f4a7c15ULL * (b + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::uint64_t id_number(const std::string& id) { return std::stoull(id, nullptr, 16); }
+
+std::string utc_now() {
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+int exit_status_of(const run::ProcessResult& p) {
+  switch (p.ending) {
+    case run::Ending::exited:
+      return p.exit_status;
+    case run::Ending::signaled:
+      return 128 + p.term_signal;
+    default:
+      return -1;
+  }
+}
+
+std::vector<store::LoopObservation> observations_of(const run::RunResult& r) {
+  std::vector<store::LoopObservation> out;
+  for (const auto& [id, t] : r.observations.loops) {
+    out.push_back({id, t.cycles, t.entries, t.migrated, t.nested});
+  }
+  return out;
+}
+
+store::LoopRow store_row(const build::LoopRow& r) {
+  store::LoopRow s;
+  s.id = r.id;
+  s.file = r.file;
+  s.line = r.line;
+  s.column = r.column;
+  s.function = r.name.empty() ? r.function : r.name;
+  s.depth = r.depth;
+  s.index = r.index;
+  s.loops = r.loops;
+  s.features = r.features;
+  return s;
+}
+
+std::string join(const std::vector<int>& v) { return fmt::format("{}", fmt::join(v, ",")); }
+
+nlohmann::json speedup_json(const stats::SpeedupTestResult& s) {
+  return {{"median_speedup", s.median_speedup},
+          {"ci", {s.speedup_interval.lower, s.speedup_interval.upper}},
+          {"confidence", s.confidence},
+          {"baseline_n", s.baseline_n},
+          {"candidate_n", s.candidate_n},
+          {"p_faster", s.p_faster},
+          {"p_slower", s.p_slower},
+          {"verdict", stats::verdict_name(s.verdict)},
+          {"explanation", s.explanation}};
+}
+
+class Racer {
+ public:
+  Racer(const RaceOptions& options, const std::function<void(const RaceProgress&)>& progress)
+      : options_(options), progress_(progress), start_(Clock::now()) {}
+
+  RaceSummary run();
+
+ private:
+  void prepare();
+  std::vector<build::LoopRow> choose_loops();
+  LoopOutcome race_loop(const build::LoopRow& loop);
+  void write_profile(const LoopOutcome& outcome);
+  void report(RaceProgress p) {
+    if (!progress_) return;
+    p.loop = loop_number_;
+    p.loops = loop_count_;
+    p.elapsed_seconds = seconds_since(start_);
+    if (!loop_seconds_.empty()) {
+      double per_loop = std::accumulate(loop_seconds_.begin(), loop_seconds_.end(), 0.0) /
+                        static_cast<double>(loop_seconds_.size());
+      double left = per_loop * static_cast<double>(loop_count_ - loop_number_ + 1) -
+                    seconds_since(loop_start_);
+      p.eta_seconds = std::max(0.0, left);
+    }
+    progress_(p);
+  }
+  static double seconds_since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  }
+
+  const RaceOptions& options_;
+  std::function<void(const RaceProgress&)> progress_;
+  Clock::time_point start_, loop_start_;
+  Workspace ws_;
+  run::MachineFacts facts_;
+  std::optional<store::Store> store_;
+  std::int64_t program_ = 0, session_ = 0;
+  Baseline baseline_;
+  run::RunResult reference_;
+  std::map<std::string, double> shares_;
+  std::size_t loop_number_ = 0, loop_count_ = 0;
+  std::vector<double> loop_seconds_;
+};
+
+void Racer::prepare() {
+  ws_.toolchain = build::find_toolchain();
+  ws_.build_command = options_.build_command;
+  ws_.run_command = options_.run_command;
+  ws_.srcdir = std::filesystem::current_path();
+  ws_.workdir = std::filesystem::absolute(options_.workdir);
+  ws_.jobs = std::max(1u, options_.jobs);
+  ws_.pin_cpu = options_.pin_cpu;
+  ws_.check_files = options_.check_files;
+  if (options_.timeout_seconds > 0) {
+    ws_.run_timeout = std::chrono::milliseconds(static_cast<long>(options_.timeout_seconds * 1e3));
+  }
+  facts_ = run::collect_machine_facts(ws_.toolchain.cc, options_.pin_cpu);
+
+  // The identity check comes before anything is built, so a wrong --store fails fast.
+  store_ = store::Store::open(options_.store);
+  store_->bind_identity(
+      {store::program_key(options_.build_command, options_.run_command), facts_.identity()},
+      options_.force);
+  program_ = store_->program(options_.build_command, options_.run_command);
+
+  baseline_ = build_baseline(ws_);
+  reference_ = reference_run(ws_, baseline_);
+  if (options_.timeout_seconds <= 0) {
+    double limit = std::max(10.0, 20 * reference_.process.wall_seconds);
+    ws_.run_timeout = std::chrono::milliseconds(static_cast<long>(limit * 1e3));
+  }
+
+  nlohmann::json facts = facts_.to_json();
+  if (reference_.observations.tsc_hz) facts["runtime_tsc_hz"] = *reference_.observations.tsc_hz;
+  if (reference_.observations.probe_cycles) {
+    facts["probe_cycles"] = *reference_.observations.probe_cycles;
+  }
+  facts["baseline_wall_seconds"] = reference_.process.wall_seconds;
+  facts["run_timeout_seconds"] = ws_.run_timeout.count() / 1e3;
+  facts["plan"] = plans::make_plan(options_.plan)->describe();
+  facts["seed"] = options_.seed;
+  facts["looprace_version"] = options_.looprace_version;
+  facts["layouts"] = options_.layouts;
+  session_ = store_->begin_session(options_.command_line, facts);
+
+  store::RunRow base;
+  base.kind = store::RunKind::kBaseline;
+  base.wall_seconds = reference_.process.wall_seconds;
+  base.exit_status = exit_status_of(reference_.process);
+  store_->add_run(program_, session_, base);
+
+  std::vector<store::LoopRow> rows;
+  for (const auto& r : baseline_.table.rows) rows.push_back(store_row(r));
+  store_->put_loops(program_, rows);
+}
+
+std::vector<build::LoopRow> Racer::choose_loops() {
+  std::vector<build::LoopRow> chosen = select_loops(baseline_.table, options_.loops);
+  unsigned hot = options_.hot.value_or(options_.loops.empty() ? 3 : 0);
+  if (hot == 0) return chosen;
+
+  // Hotness is measured once per store: a resumed race ranks the loops the same way.
+  std::vector<store::Hotness> ranking =
+      store::stored_hotness(*store_, program_, reference_.observations.tsc_hz.value_or(0));
+  if (ranking.empty()) {
+    RaceProgress p;
+    p.phase = "measuring hotness";
+    report(p);
+    ranking = measure_hotness(ws_, baseline_.table, std::max(1u, options_.hotness_runs),
+                              [&](const run::RunResult& r) {
+                                store::RunRow row;
+                                row.kind = store::RunKind::kHotness;
+                                row.wall_seconds = r.process.wall_seconds;
+                                row.exit_status = exit_status_of(r.process);
+                                row.ok = r.process.succeeded();
+                                row.observations = observations_of(r);
+                                store_->add_run(program_, session_, row);
+                              });
+  }
+  for (const auto& h : ranking) shares_[h.id] = h.share;
+  // Only innermost loops: GCC unrolls a loop that contains others only when it unrolls it
+  // completely, so racing an outer loop mostly races 17 copies of the same code.
+  for (const auto& h : ranking) {
+    if (hot == 0) break;
+    bool seen =
+        std::any_of(chosen.begin(), chosen.end(), [&](const auto& r) { return r.id == h.id; });
+    const build::LoopRow* row = build::find_loop(baseline_.table, h.id);
+    if (seen || !row || row->features.value("inner", 0) > 0) continue;
+    chosen.push_back(*row);
+    --hot;
+  }
+  if (chosen.empty()) {
+    throw Error(fmt::format(
+        "no loop of the program ran during the hotness runs of: {} (name loops with --loop)",
+        options_.run_command));
+  }
+  return chosen;
+}
+
+LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
+  LoopOutcome outcome;
+  outcome.loop = loop;
+  if (auto s = shares_.find(loop.id); s != shares_.end()) outcome.hotness_share = s->second;
+  std::unique_ptr<plans::Plan> plan = plans::make_plan(options_.plan);
+  const std::string plan_name = plan->describe();
+  const std::string label = fmt::format("{} {}", loop.id, loop.location());
+
+  if (auto earlier = store_->decision(program_, loop.id, plan_name)) {
+    outcome.decision = *earlier;
+    outcome.decided_earlier = true;
+    return outcome;
+  }
+
+  std::vector<int> factors = options_.factors;
+  if (factors.empty()) {
+    factors.resize(kMaxFactor + 1);
+    std::iota(factors.begin(), factors.end(), 0);
+  }
+  factors.push_back(0);  // the baseline arm is always raced
+  std::sort(factors.begin(), factors.end());
+  factors.erase(std::unique(factors.begin(), factors.end()), factors.end());
+
+  // Layout randomization: one build per factor and layout seed; round r runs layout r mod K.
+  const unsigned layouts = std::max(1u, options_.layouts);
+  std::vector<std::optional<std::uint64_t>> layout_seeds(layouts);
+  if (options_.layouts > 1) {
+    for (unsigned j = 0; j < layouts; ++j) layout_seeds[j] = mix(options_.seed, j + 1);
+  }
+
+  RaceProgress p;
+  p.loop_label = label;
+  p.phase = "building";
+  report(p);
+
+  struct Build {
+    int factor;
+    unsigned layout;
+    std::filesystem::path dir, verify;
+  };
+  std::vector<Build> builds;
+  std::vector<build::BuildJob> jobs;
+  for (int f : factors) {
+    for (unsigned j = 0; j < layouts; ++j) {
+      Build b{f, j, build::variant_dir(ws_.workdir, loop.id, f, layout_seeds[j]), {}};
+      b.verify = b.dir.string() + ".verify.jsonl";
+      std::filesystem::remove(b.verify);
+      build::VariantSpec spec;
+      spec.unroll = {{loop.id, f}};
+      spec.instrument = {loop.id};
+      spec.verify = b.verify;
+      spec.layout_seed = layout_seeds[j];
+      // Per-build padding changes every object, so only unpadded variants reuse the baseline.
+      if (layout_seeds[j] || !build::prepare_incremental(b.dir, baseline_.dir, loop.id)) {
+        build::prepare_fresh(b.dir);
+      }
+      jobs.push_back(build_job(ws_, spec, b.dir, fmt::format("factor {} of loop {}", f, label)));
+      builds.push_back(std::move(b));
+    }
+  }
+  auto results = build::run_builds(jobs, ws_.jobs);
+
+  // Code identity and verified factor of every factor (over all its layout builds).
+  std::map<int, std::string> keys, failures;
+  std::map<int, std::vector<store::VariantRow>> rows;
+  for (std::size_t i = 0; i < builds.size(); ++i) {
+    const Build& b = builds[i];
+    store::VariantRow v;
+    v.loop_id = loop.id;
+    v.factor = b.factor;
+    v.layout = static_cast<int>(b.layout);
+    if (!results[i].ok()) {
+      if (b.factor == 0) {
+        throw Error("the baseline variant (factor 0) does not build: " +
+                    results[i].failure_message());
+      }
+      v.build_log = results[i].output_tail;
+      failures[b.factor] = "build failed: " + run::last_lines(results[i].output_tail, 3);
+    } else {
+      build::CodeIdentity code = build::code_identity(b.dir);
+      if (code.empty()) {
+        failures[b.factor] = fmt::format("no ELF program in {}", b.dir.string());
+      } else {
+        v.built = true;
+        v.code_hash = code.digest;
+        keys[b.factor] += code.digest + ";";
+      }
+      auto verify = build::read_verify_file(b.verify);
+      if (auto it = verify.find(loop.id); it != verify.end()) {
+        v.applied = it->second.applied;
+        v.how = it->second.how;
+      }
+    }
+    rows[b.factor].push_back(std::move(v));
+  }
+  std::vector<std::string> key_list;
+  for (int f : factors) key_list.push_back(failures.count(f) ? std::string() : keys[f]);
+  VariantGroups groups = group_variants(factors, key_list);
+
+  // Stored observations belong to the groups of the stored variants: they must not move.
+  auto stored_variants = store_->variants(program_, loop.id);
+  auto stored_runs = store_->runs(program_, store::RunKind::kRace, loop.id);
+  if (!stored_runs.empty()) {
+    for (const auto& sv : stored_variants) {
+      if (sv.layout != 0 || sv.factor > kMaxFactor) continue;
+      int now = groups.group_of[static_cast<std::size_t>(sv.factor)];
+      if (sv.built && now >= 0 && now != sv.group && !options_.force) {
+        throw Error(fmt::format(
+            "loop {}: factor {} now builds like factor {}, but the store {} raced it with factor "
+            "{}: the program or compiler changed. Race into a new --store (or --force)",
+            label, sv.factor, now, options_.store.string(), sv.group));
+      }
+    }
+  }
+  for (auto& [f, list] : rows) {
+    for (auto& v : list) {
+      v.group = groups.group_of[static_cast<std::size_t>(f)];
+      store_->put_variant(program_, v);
+      if (f >= 1 && v.layout == 0 && v.applied && *v.applied != f && *v.applied != 0) {
+        outcome.notes.push_back(fmt::format("factor {}: GCC made {} copies{}", f, *v.applied,
+                                            v.how.empty() ? "" : " (" + v.how + ")"));
+      }
+    }
+  }
+  for (const auto& [f, why] : failures) {
+    outcome.notes.push_back(fmt::format("factor {} not raced: {}", f, why));
+  }
+
+  const std::vector<int>& reps = groups.representatives;
+  std::map<int, std::size_t> version_of;
+  for (std::size_t v = 0; v < reps.size(); ++v) version_of[reps[v]] = v;
+  auto dir_of = [&](std::size_t version, unsigned layout) {
+    return build::variant_dir(ws_.workdir, loop.id, reps[version], layout_seeds[layout]);
+  };
+
+  LiveSampler::Recorded recorded(reps.size());
+  for (const auto& r : stored_runs) {
+    auto v = version_of.find(r.group);
+    if (v == version_of.end()) continue;  // raced with other --factors: not this race's data
+    std::optional<double> cycles;
+    for (const auto& o : r.observations) {
+      if (o.loop_id == loop.id && r.ok) cycles = static_cast<double>(o.cycles);
+    }
+    recorded[v->second].push_back(r.ok ? cycles : std::nullopt);
+  }
+
+  std::map<std::size_t, std::string> disqualified;  // version -> reason
+  std::size_t observations = 0;
+  auto take = [&](std::size_t version, std::size_t round,
+                  store::RunKind kind) -> std::optional<double> {
+    store::RunRow row;
+    row.kind = kind;
+    row.target_loop = loop.id;
+    row.group = reps[version];
+    row.round = static_cast<int>(round);
+    if (auto d = disqualified.find(version); d != disqualified.end()) {
+      row.ok = false;
+      row.reason = d->second;
+      store_->add_run(program_, session_, row);
+      return std::nullopt;
+    }
+    unsigned layout = round == 0 ? 0 : static_cast<unsigned>((round - 1) % layouts);
+    std::optional<std::uint64_t> padding;
+    if (options_.layouts > 1) {
+      padding = mix(mix(options_.seed, id_number(loop.id)), round * 64 + version);
+    }
+    run::RunResult r = run_build_once(ws_, dir_of(version, layout), padding);
+    run::Judgement judgement =
+        run::judge_run(reference_, r, run::CheckOptions{options_.check_output}, true);
+    std::optional<double> cycles = r.observations.cycles(loop.id);
+    row.layout = static_cast<int>(layout);
+    row.env_padding = r.env_padding;
+    row.wall_seconds = r.process.wall_seconds;
+    row.exit_status = exit_status_of(r.process);
+    row.observations = observations_of(r);
+    if (!judgement.ok()) {
+      row.ok = false;
+      row.reason = fmt::format("{}: {}", run::failure_name(judgement.failure), judgement.message);
+    } else if (!cycles || *cycles <= 0) {
+      row.ok = false;
+      row.reason = "the loop did not run";
+    }
+    store_->add_run(program_, session_, row);
+    if (!row.ok) {
+      disqualified[version] = row.reason;
+      return std::nullopt;
+    }
+    return cycles;
+  };
+
+  // Warm-up: every version runs (and is checked) before any observation counts.
+  p.phase = "warm-up";
+  report(p);
+  std::mt19937_64 warm_order(mix(options_.seed, id_number(loop.id) ^ 0x5741524dULL));
+  for (unsigned w = 0; w < options_.warmup; ++w) {
+    std::vector<std::size_t> order(reps.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), warm_order);
+    for (std::size_t v : order) {
+      if (!disqualified.count(v)) take(v, 0, store::RunKind::kWarmup);
+    }
+  }
+  std::size_t baseline_version = version_of.at(groups.group_of[0]);
+  if (auto d = disqualified.find(baseline_version); d != disqualified.end()) {
+    throw Error(fmt::format(
+        "loop {}: the baseline variant (factor 0, instrumented) cannot be measured: {}{}", label,
+        d->second,
+        d->second == "the loop did not run"
+            ? " during the run command; race a loop that runs (see `looprace loops --run`)"
+            : ""));
+  }
+
+  std::vector<std::vector<double>> taken(reps.size());
+  LiveSampler sampler(
+      std::move(recorded),
+      [&](std::size_t version, std::size_t round) {
+        return take(version, round, store::RunKind::kRace);
+      },
+      mix(options_.seed, id_number(loop.id)));
+  // Wraps the sampler to keep the plan's own observations for the speedup test.
+  struct Recording : plans::Sampler {
+    LiveSampler& inner;
+    std::vector<std::vector<double>>& taken;
+    std::size_t& observations;
+    Recording(LiveSampler& s, std::vector<std::vector<double>>& t, std::size_t& n)
+        : inner(s), taken(t), observations(n) {}
+    std::vector<std::optional<plans::Observation>> round(
+        const std::vector<std::size_t>& versions) override {
+      auto out = inner.round(versions);
+      for (std::size_t i = 0; i < versions.size(); ++i) {
+        if (out[i]) {
+          taken[versions[i]].push_back(*out[i]);
+          ++observations;
+        }
+      }
+      return out;
+    }
+  } recording(sampler, taken, observations);
+
+  p.phase = "racing";
+  p.survivors = reps.size();
+  report(p);
+  plans::Decision decision = plan->run(reps.size(), recording, [&](const plans::RoundTrace& t) {
+    p.round = t.round;
+    p.survivors = t.survivors.size();
+    p.observations = observations;
+    report(p);
+  });
+  outcome.replayed = sampler.replayed();
+  outcome.measured = sampler.measured();
+
+  // Back from version numbers to factors.
+  store::DecisionRow& d = outcome.decision;
+  d.loop_id = loop.id;
+  d.plan = plan_name;
+  d.chosen = reps.at(decision.chosen);
+  for (int f : factors) {
+    int g = groups.group_of[static_cast<std::size_t>(f)];
+    for (std::size_t w : decision.winners) {
+      if (g == reps[w]) d.winners.push_back(f);
+    }
+  }
+  d.samples = nlohmann::json::object();
+  for (std::size_t v = 0; v < reps.size() && v < decision.samples.size(); ++v) {
+    d.samples[std::to_string(reps[v])] = decision.samples[v];
+  }
+  d.groups = nlohmann::json::object();
+  for (int f : factors) d.groups[std::to_string(f)] = groups.group_of[static_cast<std::size_t>(f)];
+  d.cap_hit = decision.cap_hit;
+  d.rounds = nlohmann::json::array();
+  auto to_factors = [&](const std::vector<std::size_t>& versions) {
+    std::vector<int> out;
+    for (std::size_t v : versions) out.push_back(reps.at(v));
+    return out;
+  };
+  for (const auto& t : decision.rounds) {
+    d.rounds.push_back({{"round", t.round},
+                        {"sampled", to_factors(t.sampled)},
+                        {"survivors", to_factors(t.survivors)},
+                        {"losers", to_factors(t.losers)}});
+  }
+  d.disqualified = nlohmann::json::object();
+  for (std::size_t v : decision.disqualified) {
+    std::string reason = disqualified.count(v) ? disqualified[v] : "disqualified in a stored run";
+    for (int f : factors) {
+      if (groups.group_of[static_cast<std::size_t>(f)] == reps[v]) {
+        d.disqualified[std::to_string(f)] = reason;
+        outcome.notes.push_back(fmt::format("factor {} disqualified: {}", f, reason));
+      }
+    }
+  }
+  for (const auto& [f, why] : failures) d.disqualified[std::to_string(f)] = why;
+  if (decision.disqualified.size() == reps.size()) {
+    throw Error(fmt::format("loop {}: every variant was disqualified", label));
+  }
+
+  const auto& base = taken[baseline_version];
+  const auto& best = taken[decision.chosen];
+  if (decision.chosen == baseline_version) {
+    d.speedup = {{"median_speedup", 1.0},
+                 {"verdict", "baseline"},
+                 {"explanation", "the chosen factor has the code of GCC's default (factor 0)"}};
+  } else if (base.size() >= 2 && best.size() >= 2) {
+    d.speedup = speedup_json(stats::speedup_test(base, best, options_.confidence));
+  } else {
+    d.speedup = {{"verdict", "needs-more-runs"},
+                 {"explanation", "fewer than 2 observations of the baseline or the chosen factor"}};
+  }
+  d.decided_at = utc_now();
+  store_->put_decision(program_, d);
+  return outcome;
+}
+
+void Racer::write_profile(const LoopOutcome& o) {
+  const store::DecisionRow& d = o.decision;
+  profile::Entry e;
+  e.id = o.loop.id;
+  e.file = o.loop.file;
+  e.line = o.loop.line;
+  e.column = o.loop.column;
+  e.function = o.loop.function;
+  e.index = o.loop.index;
+  e.loops = std::max(1, o.loop.loops);
+  e.factor = d.chosen;
+  e.evidence.emplace_back("winners", join(d.winners));
+  std::vector<int> samples;
+  for (int f : d.winners) {
+    std::string g = std::to_string(d.groups.value(std::to_string(f), f));
+    samples.push_back(d.samples.value(g, 0));
+  }
+  e.evidence.emplace_back("samples", join(samples));
+  if (d.speedup.contains("median_speedup")) {
+    e.evidence.emplace_back("speedup",
+                            fmt::format("{:.3f}", d.speedup["median_speedup"].get<double>()));
+  }
+  if (d.speedup.contains("ci")) {
+    e.evidence.emplace_back("ci", fmt::format("{:.3f},{:.3f}", d.speedup["ci"][0].get<double>(),
+                                              d.speedup["ci"][1].get<double>()));
+  }
+  e.evidence.emplace_back("verdict", d.speedup.value("verdict", "unknown"));
+  if (d.cap_hit) e.evidence.emplace_back("cap", "hit");
+  std::vector<std::string> header = {
+      fmt::format("looprace: {}   gcc: {}   cpu: {}   date: {}", options_.looprace_version,
+                  facts_.compiler, facts_.cpu_model, utc_now()),
+      "program: " + options_.build_command, "run: " + options_.run_command, "plan: " + d.plan,
+      "id               location          function    pos  factor  evidence"};
+  profile::update_profile_file(options_.profile, {e}, header);
+}
+
+RaceSummary Racer::run() {
+  prepare();
+  std::vector<build::LoopRow> loops = choose_loops();
+  RaceSummary summary;
+  summary.store = options_.store;
+  summary.profile = options_.profile;
+  loop_count_ = loops.size();
+  for (const auto& loop : loops) {
+    ++loop_number_;
+    loop_start_ = Clock::now();
+    LoopOutcome outcome = race_loop(loop);
+    write_profile(outcome);
+    if (!outcome.decided_earlier) loop_seconds_.push_back(seconds_since(loop_start_));
+    RaceProgress p;
+    p.loop_label = fmt::format("{} {}", loop.id, loop.location());
+    p.phase = "decided";
+    report(p);
+    summary.loops.push_back(std::move(outcome));
+  }
+  summary.facts = facts_;
+  summary.elapsed_seconds = seconds_since(start_);
+  return summary;
+}
+
+}  // namespace
+
+VariantGroups group_variants(const std::vector<int>& factors,
+                             const std::vector<std::string>& keys) {
+  VariantGroups g;
+  g.group_of.assign(kMaxFactor + 1, -1);
+  std::map<std::string, int> first;
+  std::vector<std::size_t> order(factors.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return factors[a] < factors[b]; });
+  for (std::size_t i : order) {
+    if (keys[i].empty()) continue;
+    auto [it, inserted] = first.emplace(keys[i], factors[i]);
+    if (inserted) g.representatives.push_back(factors[i]);
+    g.group_of[static_cast<std::size_t>(factors[i])] = it->second;
+  }
+  return g;
+}
+
+RaceSummary run_race(const RaceOptions& options,
+                     const std::function<void(const RaceProgress&)>& progress) {
+  Racer racer(options, progress);
+  return racer.run();
+}
+
+}  // namespace looprace::race

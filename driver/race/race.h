@@ -1,0 +1,90 @@
+// The race command's engine: baseline build and loop table, hotness ranking, then for each
+// chosen loop the 17 variants built in parallel, deduplicated by code, verified, warmed up and
+// raced by a sampling plan over interleaved runs; every run committed to the store, the decision
+// stored and written to the profile.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "build/loop_table.h"
+#include "plans/factory.h"
+#include "run/hygiene.h"
+#include "store/store.h"
+
+namespace looprace::race {
+
+struct RaceOptions {
+  std::string build_command;
+  std::string run_command;
+  std::vector<std::string> loops;  // --loop selectors (id or file:line:col)
+  std::optional<unsigned> hot;     // --hot N; without --loop and --hot: 3
+  unsigned jobs = 2;
+  std::vector<int> factors;  // empty: 0..16 (0 is always raced: it is the baseline arm)
+  plans::PlanOptions plan;
+  unsigned warmup = 1;         // discarded runs per variant before the race
+  unsigned hotness_runs = 3;   // runs of the all-instrumented build that rank the loops
+  double timeout_seconds = 0;  // per run; 0: 20 x the baseline's wall time, at least 10 s
+  bool check_output = true;
+  std::vector<std::filesystem::path> check_files;
+  std::optional<int> pin_cpu;
+  unsigned layouts = 0;  // > 1: random function padding per build, env padding per run
+  std::filesystem::path store = ".looprace/store.db";
+  std::filesystem::path profile = "looprace.profile";
+  std::filesystem::path workdir = ".looprace/work";
+  std::uint64_t seed = 1;
+  bool force = false;  // accept a store of another program or machine
+  double confidence = 0.95;
+  std::string looprace_version;  // for the profile header
+  std::string command_line;      // stored with the session
+};
+
+// What is happening, for the progress display.
+struct RaceProgress {
+  std::size_t loop = 0, loops = 0;  // 1-based loop k of n
+  std::string loop_label;           // "1a2b... demo.c:42:19"
+  std::string phase;                // "building", "warm-up", "racing", "decided"
+  std::size_t round = 0;
+  std::size_t survivors = 0;
+  std::size_t observations = 0;  // of this loop (replayed + new)
+  double elapsed_seconds = 0;    // since the race command started
+  std::optional<double> eta_seconds;
+};
+
+struct LoopOutcome {
+  build::LoopRow loop;
+  std::optional<double> hotness_share;
+  store::DecisionRow decision;
+  bool decided_earlier = false;    // found in the store; nothing was run
+  std::size_t replayed = 0;        // observations taken from the store (resume)
+  std::size_t measured = 0;        // observations taken by running now
+  std::vector<std::string> notes;  // disqualified variants, factors not applied as asked
+};
+
+struct RaceSummary {
+  run::MachineFacts facts;
+  std::vector<LoopOutcome> loops;
+  std::filesystem::path store, profile;
+  double elapsed_seconds = 0;
+};
+
+// Runs the whole race; throws Error (or StoreError/ProfileError/build::Error) with a message
+// naming what is at fault. Everything measured before a failure stays in the store.
+RaceSummary run_race(const RaceOptions& options,
+                     const std::function<void(const RaceProgress&)>& progress = {});
+
+// The version numbering of one loop's race: factors with byte-identical code form one group,
+// raced once under its lowest factor.
+struct VariantGroups {
+  std::vector<int> representatives;  // version index -> lowest factor of the group
+  std::vector<int> group_of;         // factor -> representative, -1 when not raced
+};
+// `keys[i]` identifies the code of `factors[i]` (empty: build failed, not raced).
+VariantGroups group_variants(const std::vector<int>& factors, const std::vector<std::string>& keys);
+
+}  // namespace looprace::race
