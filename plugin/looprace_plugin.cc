@@ -211,6 +211,8 @@ int plugin_init(plugin_name_args* info, plugin_gcc_version* version) {
                 PASS_POS_INSERT_AFTER);
   register_pass(info->base_name, make_has_unroll_fixup_pass(g), "loop2", PASS_POS_INSERT_BEFORE);
   if (state.verify_path) {
+    register_pass(info->base_name, make_verify_locations_pass(g, state.verifier), "loop2_unroll",
+                  PASS_POS_INSERT_BEFORE);
     register_pass(info->base_name, make_verify_pass(g, state.verifier), "loop2_unroll",
                   PASS_POS_INSERT_AFTER);
     register_callback(info->base_name, PLUGIN_ALL_PASSES_START, on_function_compiled, nullptr);

@@ -3,23 +3,55 @@
 
 namespace looprace {
 
+namespace {
+
+std::string assembler_name(function* fun) {
+  return IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl));
+}
+
+}  // namespace
+
 void FactorVerifier::expect(const LoopIdentity& loop, int requested) {
-  by_location_[{loop.file, loop.line, loop.column}].push_back(expected_.size());
+  std::size_t index = expected_.size();
+  by_loop_[{loop.function, loop.loop->num}] = index;
+  by_place_[{loop.file, loop.line, loop.column}].push_back(index);
+  by_line_[{loop.file, loop.line}].push_back(index);
   expected_.push_back({loop.id, loop.function, requested, {}});
 }
 
 void FactorVerifier::note_function_compiled(function* fun) {
-  compiled_functions_.insert(IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl)));
+  compiled_functions_.insert(assembler_name(fun));
+}
+
+void FactorVerifier::note_rtl_locations(function* fun) {
+  rtl_places_.clear();
+  if (!loops_for_fn(fun)) return;
+  for (class loop* loop : loops_list(fun, 0)) {
+    expanded_location where = expand_location(get_loop_location(loop).get_location_t());
+    rtl_places_[loop->num] = {where.file ? where.file : "", where.line, where.column};
+  }
+}
+
+std::vector<std::size_t> FactorVerifier::expectations_of(function* fun, class loop* loop) const {
+  auto same_loop = by_loop_.find({assembler_name(fun), loop->num});
+  if (same_loop != by_loop_.end()) return {same_loop->second};
+  auto place = rtl_places_.find(loop->num);
+  if (place == rtl_places_.end()) return {};
+  auto at_place = by_place_.find(place->second);
+  if (at_place != by_place_.end()) return at_place->second;
+  // Copies rewritten by the vectorizer can report another column of the loop's line.
+  auto on_line = by_line_.find({std::get<0>(place->second), std::get<1>(place->second)});
+  if (on_line != by_line_.end() && on_line->second.size() == 1) return on_line->second;
+  return {};
 }
 
 void FactorVerifier::observe_rtl_loops(function* fun) {
   if (!loops_for_fn(fun)) return;
   for (class loop* loop : loops_list(fun, 0)) {
-    expanded_location where = expand_location(get_loop_location(loop).get_location_t());
-    auto found = by_location_.find({where.file ? where.file : "", where.line, where.column});
-    if (found == by_location_.end()) continue;
+    std::vector<std::size_t> expectations = expectations_of(fun, loop);
+    if (expectations.empty()) continue;
     Observation observation;
-    observation.function = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl));
+    observation.function = assembler_name(fun);
     observation.decision = loop->lpt_decision.decision;
     if (observation.decision != LPT_NONE) observation.copies = loop->lpt_decision.times + 1;
     observation.innermost = loop->inner == nullptr;
@@ -27,8 +59,9 @@ void FactorVerifier::observe_rtl_loops(function* fun) {
     class niter_desc* desc = get_simple_loop_desc(loop);
     if (desc && desc->simple_p && desc->const_iter)
       observation.constant_niter = static_cast<long long>(desc->niter);
-    for (std::size_t index : found->second) expected_[index].observations.push_back(observation);
+    for (std::size_t index : expectations) expected_[index].observations.push_back(observation);
   }
+  rtl_places_.clear();
 }
 
 std::string FactorVerifier::records() const {
@@ -44,8 +77,9 @@ std::string FactorVerifier::records() const {
         applied = 0;
         how = "complete-tree";
       } else {
-        applied = 0;
-        how = "not-emitted";
+        // Its function was inlined or dropped, and no copy could be tied to it by location.
+        applied = -1;
+        how = "not-found";
       }
     } else {
       // Several RTL loops can share the location. Within one function they are one copy of the
@@ -91,6 +125,26 @@ std::string FactorVerifier::records() const {
 
 namespace {
 
+const pass_data kVerifyLocationsData = {
+    RTL_PASS, "*looprace_verify_locations", OPTGROUP_NONE, TV_NONE, 0, 0, 0, 0, 0,
+};
+
+class VerifyLocationsPass : public rtl_opt_pass {
+ public:
+  VerifyLocationsPass(gcc::context* context, FactorVerifier& verifier)
+      : rtl_opt_pass(kVerifyLocationsData, context), verifier_(verifier) {}
+
+  bool gate(function*) final { return !verifier_.empty(); }
+
+  unsigned int execute(function* fun) final {
+    verifier_.note_rtl_locations(fun);
+    return 0;
+  }
+
+ private:
+  FactorVerifier& verifier_;
+};
+
 const pass_data kVerifyData = {
     RTL_PASS, "*looprace_verify", OPTGROUP_NONE, TV_NONE, 0, 0, 0, 0, 0,
 };
@@ -112,6 +166,10 @@ class VerifyPass : public rtl_opt_pass {
 };
 
 }  // namespace
+
+opt_pass* make_verify_locations_pass(gcc::context* context, FactorVerifier& verifier) {
+  return new VerifyLocationsPass(context, verifier);
+}
 
 opt_pass* make_verify_pass(gcc::context* context, FactorVerifier& verifier) {
   return new VerifyPass(context, verifier);

@@ -1,7 +1,8 @@
 // Verify records (docs/formats.md section 3b): per loop that had a factor requested, the
-// number of body copies GCC really produced and, when it differs, why. Joined by location,
-// like -fopt-info-loop messages: the RTL loop's location (get_loop_location, what the unroller
-// reports) is the loop test the identity was taken from.
+// number of body copies GCC really produced and, when it differs, why. The RTL unroller's own
+// decision (loop->lpt_decision) is read right after "loop2_unroll". RTL loops are tied to ids
+// by the loop itself where it survived from the early pass (same function, same loop number)
+// and otherwise, for inlined and cloned copies, by location as -fopt-info-loop reports it.
 #ifndef LOOPRACE_PLUGIN_VERIFY_H
 #define LOOPRACE_PLUGIN_VERIFY_H
 
@@ -21,7 +22,10 @@ class FactorVerifier {
   // was removed by GIMPLE optimizations (complete unrolling) rather than never emitted.
   void note_function_compiled(function* fun);
 
-  // Reads what the RTL unroller decided for every loop of fun (after "loop2_unroll").
+  // Before "loop2_unroll": the location of each loop, taken before unrolling rewrites it.
+  void note_rtl_locations(function* fun);
+
+  // After "loop2_unroll": what the unroller decided for every loop of fun.
   void observe_rtl_loops(function* fun);
 
   // One JSON line per expected loop.
@@ -42,12 +46,21 @@ class FactorVerifier {
     int requested = 0;
     std::vector<Observation> observations;
   };
+  using Place = std::tuple<std::string, int, int>;  // file, line, column
+
+  // The expectations an RTL loop of fun is a copy of.
+  std::vector<std::size_t> expectations_of(function* fun, class loop* loop) const;
+
   std::vector<Expectation> expected_;
-  std::map<std::tuple<std::string, int, int>, std::vector<std::size_t>> by_location_;
+  std::map<std::pair<std::string, int>, std::size_t> by_loop_;  // (function, loop->num)
+  std::map<Place, std::vector<std::size_t>> by_place_;
+  std::map<std::pair<std::string, int>, std::vector<std::size_t>> by_line_;
   std::set<std::string> compiled_functions_;
+  std::map<int, Place> rtl_places_;  // of the function being compiled, by loop->num
 };
 
-// The RTL pass placed after "loop2_unroll" that feeds verifier.observe_rtl_loops.
+// The RTL passes around "loop2_unroll" that feed the verifier.
+opt_pass* make_verify_locations_pass(gcc::context* context, FactorVerifier& verifier);
 opt_pass* make_verify_pass(gcc::context* context, FactorVerifier& verifier);
 
 }  // namespace looprace

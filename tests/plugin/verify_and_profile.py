@@ -71,6 +71,33 @@ failures.check((record["applied"], record["how"]) == (0, "complete-tree"),
                f"16-iteration loop with factor 16: {record}")
 
 
+# Every corpus loop with factor 4: the records agree with GCC's own "loop unrolled N times".
+for path in lib.corpus_sources(args.corpus):
+    table, verify = work / f"{path.stem}-all.jsonl", work / f"{path.stem}-all-verify.jsonl"
+    table.unlink(missing_ok=True)
+    verify.unlink(missing_ok=True)
+    result = lib.compile_object(path, work / "all.o", ["-O2", "-fopt-info-loop-optimized"] +
+                                lib.plugin_flags(args.plugin, table=table, verify=verify,
+                                                 unroll="*:4"), args.corpus)
+    all_rows = lib.read_table(table)
+    places = {(r["line"], r["column"]): r["id"] for r in all_rows}
+    line_of = {r["id"]: r["line"] for r in all_rows}
+    records = {r["id"]: r for r in map(json.loads, verify.read_text().splitlines())}
+    failures.check(set(records) == set(line_of), f"{path.name}: not one record per loop")
+    unrolled_lines = set()
+    for line, column, times in re.findall(r":(\d+):(\d+): optimized: loop unrolled (\d+) times",
+                                          result.stderr):
+        unrolled_lines.add(int(line))
+        loop_id = places.get((int(line), int(column)))
+        if loop_id in records:
+            failures.check(int(times) + 1 in records[loop_id]["copies"],
+                           f"{path.name}:{line}:{column}: GCC unrolled to {int(times) + 1} "
+                           f"copies, verify says {records[loop_id]}")
+    for loop_id, record in records.items():
+        if record["applied"] >= 2:
+            failures.check(line_of[loop_id] in unrolled_lines,
+                           f"{path.name}: verify says {record} but GCC reports no unrolling")
+
 # --- profiles
 def profile_text(entries):
     lines = ["looprace-profile 1", "# id location function pos factor evidence"]
