@@ -17,8 +17,11 @@ struct BuildJob {
   std::string label;          // for messages, e.g. "factor 4 of loop 1a2b3c4d5e6f7081"
   std::string command;        // run by /bin/sh -c
   std::filesystem::path dir;  // the variant's directory (LOOPRACE_OUTDIR); must exist
-  std::filesystem::path cwd;  // empty: `dir`
-  run::Environment env;       // from build_environment()
+  // Where the command runs. Empty: $LOOPRACE_SRCDIR of `env` (the user's directory, like the
+  // run command, so `make -C sub CC="$LOOPRACE_CC" OUT="$LOOPRACE_OUTDIR"` works as typed),
+  // or `dir` when env has no LOOPRACE_SRCDIR.
+  std::filesystem::path cwd;
+  run::Environment env;  // from build_environment()
   std::chrono::milliseconds timeout{0};
 };
 

@@ -17,7 +17,17 @@ namespace {
 
 using looprace::testing::ScratchDir;
 
-const std::filesystem::path kProject = LOOPRACE_TEST_PROJECT;
+// A copy of tests/driver/build_project: builds run in it and must not write into the sources.
+const std::filesystem::path& project() {
+  static ScratchDir copy;
+  static bool copied = false;
+  if (!copied) {
+    std::filesystem::copy(LOOPRACE_TEST_PROJECT, copy.path(),
+                          std::filesystem::copy_options::recursive);
+    copied = true;
+  }
+  return copy.path();
+}
 const std::string kMake =
     R"(make -f "$LOOPRACE_SRCDIR/Makefile" CC="$LOOPRACE_CC" OUT="$LOOPRACE_OUTDIR")";
 
@@ -28,7 +38,7 @@ BuildJob job(const std::string& label, const std::filesystem::path& dir, const V
           command,
           dir,
           {},
-          build_environment(find_toolchain(), spec, dir, kProject),
+          build_environment(find_toolchain(), spec, dir, project()),
           std::chrono::seconds(120)};
 }
 
@@ -52,6 +62,7 @@ TEST(Builds, RunInParallelEachInItsOwnDirectory) {
     jobs.push_back(job(fmt::format("factor {}", factor), work / fmt::format("f{}", factor), {},
                        "pwd > \"$LOOPRACE_OUTDIR/where\"; sleep 0.2"));
   }
+  jobs[4].cwd = jobs[4].dir;
   std::vector<std::string> finished;
   auto results = run_builds(jobs, 2, [&](const BuildResult& r) { finished.push_back(r.label); });
   ASSERT_EQ(results.size(), 5u);
@@ -59,8 +70,10 @@ TEST(Builds, RunInParallelEachInItsOwnDirectory) {
   for (int factor = 0; factor < 5; ++factor) {
     EXPECT_TRUE(results[factor].ok()) << results[factor].failure_message();
     EXPECT_EQ(results[factor].label, fmt::format("factor {}", factor));
+    // Builds run in the user's directory ($LOOPRACE_SRCDIR) unless told otherwise.
     auto dir = std::filesystem::canonical(work / fmt::format("f{}", factor));
-    EXPECT_EQ(looprace::testing::read_file(dir / "where"), dir.string() + "\n");
+    auto cwd = factor == 4 ? dir : std::filesystem::canonical(project());
+    EXPECT_EQ(looprace::testing::read_file(dir / "where"), cwd.string() + "\n");
   }
 }
 
@@ -156,7 +169,8 @@ TEST(CMakeProject, FlagsPassThroughCcOrCFlagsAndLinkerFlags) {
   // The compiler command from CC: CMake keeps the flags after it.
   BuildResult table_build =
       run_build(job("cmake table", dir, spec,
-                    R"(CC="$LOOPRACE_CC" cmake -S "$LOOPRACE_SRCDIR" -B . && cmake --build .)"));
+                    R"(CC="$LOOPRACE_CC" cmake -S . -B "$LOOPRACE_OUTDIR" && )"
+                    R"(cmake --build "$LOOPRACE_OUTDIR")"));
   ASSERT_TRUE(table_build.ok()) << table_build.failure_message();
   LoopTable table = read_loop_table_dir(dir);
   const LoopRow* kern = nullptr;
@@ -171,10 +185,10 @@ TEST(CMakeProject, FlagsPassThroughCcOrCFlagsAndLinkerFlags) {
   // Flags through CMake cache variables: the runtime is linked and records the loop.
   VariantSpec timed;
   timed.instrument = {kern->id};
-  BuildResult instrumented =
-      run_build(job("cmake instrumented", work / "timed", timed,
-                    R"(cmake -S "$LOOPRACE_SRCDIR" -B . -DCMAKE_C_FLAGS="$LOOPRACE_CFLAGS -O2" )"
-                    R"(-DCMAKE_EXE_LINKER_FLAGS="$LOOPRACE_LDFLAGS" && cmake --build .)"));
+  BuildResult instrumented = run_build(
+      job("cmake instrumented", work / "timed", timed,
+          R"(cmake -S . -B "$LOOPRACE_OUTDIR" -DCMAKE_C_FLAGS="$LOOPRACE_CFLAGS -O2" )"
+          R"(-DCMAKE_EXE_LINKER_FLAGS="$LOOPRACE_LDFLAGS" && cmake --build "$LOOPRACE_OUTDIR")"));
   ASSERT_TRUE(instrumented.ok()) << instrumented.failure_message();
   run::RunSpec spec_run;
   spec_run.command = (work / "timed/prog").string() + " 500";
