@@ -1,0 +1,133 @@
+#include "store/report_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "store/dataset.h"
+
+namespace looprace::store {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ReportLoaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = fs::temp_directory_path() /
+            ("looprace-loader-test-" +
+             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".db");
+    fs::remove(path_);
+    auto s = Store::open(path_);
+    auto p = s.program("make", "./prog");
+    auto session = s.begin_session("looprace race", {{"cpu_model", "Test CPU"},
+                                                     {"compiler", "gcc 12"},
+                                                     {"runtime_tsc_hz", 1e9},
+                                                     {"probe_cycles", 40},
+                                                     {"warnings", {"load is high"}}});
+    LoopRow loop;
+    loop.id = "00000000000000aa";
+    loop.file = "a.c";
+    loop.line = 7;
+    loop.column = 3;
+    loop.function = "kernel";
+    loop.index = 1;
+    loop.loops = 2;
+    loop.features = {{"stmts", 9}};
+    s.put_loops(p, {loop});
+    // Factors 0 and 1 share code; 2 is its own; 3 failed to build.
+    for (int f : {0, 1, 2, 3}) {
+      VariantRow v;
+      v.loop_id = loop.id;
+      v.factor = f;
+      v.built = f != 3;
+      v.group = f == 1 ? 0 : (f == 3 ? -1 : f);
+      v.applied = f == 2 ? std::optional<int>(1) : std::nullopt;
+      v.how = f == 2 ? "too-big" : "";
+      s.put_variant(p, v);
+    }
+    RunRow hot;
+    hot.kind = RunKind::kHotness;
+    hot.wall_seconds = 1.0;
+    hot.observations = {{loop.id, 250000000, 1, 0, 0}};
+    s.add_run(p, session, hot);
+    for (int round = 1; round <= 2; ++round) {
+      for (int group : {0, 2}) {
+        RunRow r;
+        r.target_loop = loop.id;
+        r.group = group;
+        r.round = round;
+        r.observations = {
+            {loop.id, static_cast<std::uint64_t>(1000 * (group + 1) + round), 1, 0, 0}};
+        s.add_run(p, session, r);
+      }
+    }
+    DecisionRow d;
+    d.loop_id = loop.id;
+    d.plan = "race(cap=2)";
+    d.chosen = 0;
+    d.winners = {0, 1};
+    d.samples = {{"0", 2}, {"2", 2}};
+    d.groups = {{"0", 0}, {"1", 0}, {"2", 2}, {"3", -1}};
+    d.cap_hit = true;
+    d.rounds = nlohmann::json::array(
+        {{{"round", 1}, {"sampled", {0, 2}}, {"survivors", {0}}, {"losers", {2}}}});
+    d.disqualified = {{"3", "build failed: error"}};
+    d.speedup = {{"verdict", "baseline"}};
+    s.put_decision(p, d);
+  }
+  void TearDown() override { fs::remove(path_); }
+  fs::path path_;
+};
+
+TEST_F(ReportLoaderTest, FillsContextFactorsAndDecisionByFactor) {
+  auto s = Store::open(path_, false);
+  report::Report r = load_report(s);
+  EXPECT_EQ(r.context.build_command, "make");
+  EXPECT_EQ(r.context.cpu_model, "Test CPU");
+  EXPECT_DOUBLE_EQ(r.context.tsc_hz, 1e9);
+  EXPECT_DOUBLE_EQ(r.context.probe_overhead_cycles, 40);
+  EXPECT_EQ(r.context.warnings, (std::vector<std::string>{"load is high"}));
+  ASSERT_EQ(r.loops.size(), 1u);
+  const report::LoopReport& l = r.loops[0];
+  EXPECT_EQ(l.location, "a.c:7:3");
+  EXPECT_EQ(l.position, "1/2");
+  EXPECT_EQ(l.features["stmts"], 9);
+  ASSERT_TRUE(l.hotness_share.has_value());
+  EXPECT_NEAR(*l.hotness_share, 0.25, 1e-9);
+  ASSERT_EQ(l.factors.size(), 17u);
+  EXPECT_EQ(l.factors[0].cycles, (std::vector<double>{1001, 1002}));
+  EXPECT_EQ(l.factors[1].code_group, 0);
+  EXPECT_TRUE(l.factors[1].cycles.empty());  // its observations are factor 0's
+  EXPECT_EQ(l.factors[2].cycles, (std::vector<double>{3001, 3002}));
+  EXPECT_EQ(l.factors[2].applied, 1);
+  EXPECT_TRUE(l.factors[3].disqualified);
+  EXPECT_EQ(l.factors[3].disqualified_reason, "build failed: error");
+  EXPECT_TRUE(l.factors[9].disqualified);  // never built
+  ASSERT_TRUE(l.decision.has_value());
+  EXPECT_EQ(l.decision->chosen, 0u);
+  EXPECT_EQ(l.decision->winners, (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(l.decision->samples[2], 2u);
+  EXPECT_TRUE(l.decision->cap_hit);
+  ASSERT_EQ(l.decision->rounds.size(), 1u);
+  EXPECT_EQ(l.decision->rounds[0].losers, (std::vector<std::size_t>{2}));
+  EXPECT_EQ(l.plan, "race(cap=2)");
+  EXPECT_FALSE(l.warnings.empty());  // factor 2: GCC made 1 copy
+}
+
+TEST_F(ReportLoaderTest, LoopSelectorsFilterAndUnknownOnesFail) {
+  auto s = Store::open(path_, false);
+  EXPECT_EQ(load_report(s, {"00000000000000aa"}).loops.size(), 1u);
+  EXPECT_THROW(load_report(s, {"ffff"}), StoreError);
+}
+
+TEST_F(ReportLoaderTest, RaceDatasetHasCyclesPerRacedFactor) {
+  auto s = Store::open(path_, false);
+  auto data = load_race_dataset(s, s.program("make", "./prog"));
+  ASSERT_EQ(data.size(), 1u);
+  EXPECT_EQ(data[0].cycles.size(), 2u);
+  EXPECT_EQ(data[0].group_of.at(1), 0);
+}
+
+}  // namespace
+}  // namespace looprace::store
