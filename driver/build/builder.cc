@@ -28,9 +28,7 @@ std::string BuildResult::failure_message() const {
 BuildResult run_build(const BuildJob& job) {
   run::ProcessSpec spec;
   spec.command = job.command;
-  spec.cwd = !job.cwd.empty()
-                 ? job.cwd
-                 : std::filesystem::path(job.env.get("LOOPRACE_SRCDIR").value_or(job.dir));
+  spec.cwd = job.cwd.empty() ? job.dir : job.cwd;
   spec.env = job.env;
   spec.timeout = job.timeout;
   spec.merge_stderr = true;

@@ -17,9 +17,7 @@ struct BuildJob {
   std::string label;          // for messages, e.g. "factor 4 of loop 1a2b3c4d5e6f7081"
   std::string command;        // run by /bin/sh -c
   std::filesystem::path dir;  // the variant's directory (LOOPRACE_OUTDIR); must exist
-  // Where the command runs. Empty: $LOOPRACE_SRCDIR of `env` (the user's directory, like the
-  // run command, so `make -C sub CC="$LOOPRACE_CC" OUT="$LOOPRACE_OUTDIR"` works as typed),
-  // or `dir` when env has no LOOPRACE_SRCDIR.
+  // Where the command runs; empty: `dir`, the variant's directory (docs/formats.md section 2).
   std::filesystem::path cwd;
   run::Environment env;  // from build_environment()
   std::chrono::milliseconds timeout{0};

@@ -6,8 +6,8 @@
 //   LOOPRACE_CXX      the same with g++
 //   LOOPRACE_CFLAGS   -fplugin=<so> <plugin args> (also meant for CXXFLAGS)
 //   LOOPRACE_LDFLAGS  -Wl,--whole-archive,<rt.a>,--no-whole-archive
-//   LOOPRACE_OUTDIR   the variant's own absolute directory: the build puts its program there
-//   LOOPRACE_SRCDIR   the directory looprace was started from (the build runs there)
+//   LOOPRACE_OUTDIR   the variant's own absolute directory (the build runs there)
+//   LOOPRACE_SRCDIR   the directory looprace was started from
 //
 // The values are split at blanks by make and sh, so every path in them must be free of blanks
 // and shell/make metacharacters; build_environment() rejects such paths with a clear message.

@@ -62,7 +62,7 @@ TEST(Builds, RunInParallelEachInItsOwnDirectory) {
     jobs.push_back(job(fmt::format("factor {}", factor), work / fmt::format("f{}", factor), {},
                        "pwd > \"$LOOPRACE_OUTDIR/where\"; sleep 0.2"));
   }
-  jobs[4].cwd = jobs[4].dir;
+  jobs[4].cwd = project();
   std::vector<std::string> finished;
   auto results = run_builds(jobs, 2, [&](const BuildResult& r) { finished.push_back(r.label); });
   ASSERT_EQ(results.size(), 5u);
@@ -70,9 +70,9 @@ TEST(Builds, RunInParallelEachInItsOwnDirectory) {
   for (int factor = 0; factor < 5; ++factor) {
     EXPECT_TRUE(results[factor].ok()) << results[factor].failure_message();
     EXPECT_EQ(results[factor].label, fmt::format("factor {}", factor));
-    // Builds run in the user's directory ($LOOPRACE_SRCDIR) unless told otherwise.
+    // Builds run in their variant's directory ($LOOPRACE_OUTDIR) unless told otherwise.
     auto dir = std::filesystem::canonical(work / fmt::format("f{}", factor));
-    auto cwd = factor == 4 ? dir : std::filesystem::canonical(project());
+    auto cwd = factor == 4 ? std::filesystem::canonical(project()) : dir;
     EXPECT_EQ(looprace::testing::read_file(dir / "where"), cwd.string() + "\n");
   }
 }
@@ -169,8 +169,8 @@ TEST(CMakeProject, FlagsPassThroughCcOrCFlagsAndLinkerFlags) {
   // The compiler command from CC: CMake keeps the flags after it.
   BuildResult table_build =
       run_build(job("cmake table", dir, spec,
-                    R"(CC="$LOOPRACE_CC" cmake -S . -B "$LOOPRACE_OUTDIR" && )"
-                    R"(cmake --build "$LOOPRACE_OUTDIR")"));
+                    R"(CC="$LOOPRACE_CC" cmake -S "$LOOPRACE_SRCDIR" -B . && )"
+                    R"(cmake --build .)"));
   ASSERT_TRUE(table_build.ok()) << table_build.failure_message();
   LoopTable table = read_loop_table_dir(dir);
   const LoopRow* kern = nullptr;
@@ -185,10 +185,10 @@ TEST(CMakeProject, FlagsPassThroughCcOrCFlagsAndLinkerFlags) {
   // Flags through CMake cache variables: the runtime is linked and records the loop.
   VariantSpec timed;
   timed.instrument = {kern->id};
-  BuildResult instrumented = run_build(
-      job("cmake instrumented", work / "timed", timed,
-          R"(cmake -S . -B "$LOOPRACE_OUTDIR" -DCMAKE_C_FLAGS="$LOOPRACE_CFLAGS -O2" )"
-          R"(-DCMAKE_EXE_LINKER_FLAGS="$LOOPRACE_LDFLAGS" && cmake --build "$LOOPRACE_OUTDIR")"));
+  BuildResult instrumented =
+      run_build(job("cmake instrumented", work / "timed", timed,
+                    R"(cmake -S "$LOOPRACE_SRCDIR" -B . -DCMAKE_C_FLAGS="$LOOPRACE_CFLAGS -O2" )"
+                    R"(-DCMAKE_EXE_LINKER_FLAGS="$LOOPRACE_LDFLAGS" && cmake --build .)"));
   ASSERT_TRUE(instrumented.ok()) << instrumented.failure_message();
   run::RunSpec spec_run;
   spec_run.command = (work / "timed/prog").string() + " 500";
