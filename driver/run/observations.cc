@@ -17,6 +17,13 @@ std::optional<double> RunObservations::cycles(const std::string& id) const {
   return double(it->second.cycles);
 }
 
+std::optional<double> RunObservations::probe_share(const std::string& id) const {
+  auto total = cycles(id);
+  if (!total || !probe_cycles || *total <= 0) return std::nullopt;
+  double bias = double(loops.at(id).entries) * *probe_cycles;
+  return std::min(1.0, bias / *total);
+}
+
 RunObservations summarize_records(const std::string& text) {
   RtRecords records = parse_rt_records(text);
   RunObservations result;

@@ -35,6 +35,9 @@ struct RunObservations {
   bool complete() const { return processes_ended > 0; }
   // Cycles of loop `id` in this run: nullopt when the run is incomplete or the loop never ran.
   std::optional<double> cycles(const std::string& id) const;
+  // The share of loop `id`'s cycles that is probe bias (entries x probe / cycles, capped at 1):
+  // near 1, the loop's entries are too short to time one by one. nullopt without data.
+  std::optional<double> probe_share(const std::string& id) const;
 };
 
 // Parses the records text (possibly several processes' blocks, in any order).

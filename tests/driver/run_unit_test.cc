@@ -115,6 +115,11 @@ TEST(SummarizeRecords, SumsCyclesOverTheProcessesOfARun) {
   ASSERT_TRUE(run.probe_cycles);
   EXPECT_GE(*run.probe_cycles, 90.0);
   EXPECT_LE(*run.probe_cycles, 100.0);
+  // 5 entries x ~100 cycles of probe in 3000 cycles; 1 entry x ~100 in 50 is capped at 1.
+  ASSERT_TRUE(run.probe_share("00000000000000aa"));
+  EXPECT_NEAR(*run.probe_share("00000000000000aa"), 5 * *run.probe_cycles / 3000, 1e-12);
+  EXPECT_EQ(run.probe_share("00000000000000bb"), 1.0);
+  EXPECT_FALSE(run.probe_share("00000000000000cc"));
 }
 
 TEST(SummarizeRecords, NoEndLineIsAMissingObservationNeverZero) {
