@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -46,10 +47,10 @@ void print_summary(const race::RaceSummary& summary) {
                         : "";
     std::printf("loop %zu/%zu  %s  %s  %s%s\n", k, summary.loops.size(), o.loop.id.c_str(),
                 o.loop.location().c_str(), o.loop.name.c_str(), hot.c_str());
+    std::map<int, std::size_t> by_factor;  // JSON keeps keys as text: order them as numbers
+    for (const auto& [factor, n] : d.samples.items()) by_factor[std::stoi(factor)] = n;
     std::vector<std::string> samples;
-    for (const auto& [factor, n] : d.samples.items()) {
-      samples.push_back(fmt::format("{}:{}", factor, n.get<std::size_t>()));
-    }
+    for (const auto& [factor, n] : by_factor) samples.push_back(fmt::format("{}:{}", factor, n));
     std::printf("  chosen factor %d   winners {%s}%s\n", d.chosen,
                 fmt::format("{}", fmt::join(d.winners, ",")).c_str(),
                 d.cap_hit ? "   (sample cap hit: the winners could not be told apart)" : "");

@@ -147,6 +147,8 @@ void Racer::prepare() {
   }
   facts_ = run::collect_machine_facts(ws_.toolchain.cc, options_.pin_cpu);
 
+  // A profile that does not parse is refused before anything runs: it is never overwritten.
+  if (std::filesystem::exists(options_.profile)) profile::read_profile_file(options_.profile);
   // The identity check comes before anything is built, so a wrong --store fails fast.
   store_ = store::Store::open(options_.store);
   store_->bind_identity(
@@ -266,19 +268,16 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
   struct Build {
     int factor;
     unsigned layout;
-    std::filesystem::path dir, verify;
+    std::filesystem::path dir;
   };
   std::vector<Build> builds;
   std::vector<build::BuildJob> jobs;
   for (int f : factors) {
     for (unsigned j = 0; j < layouts; ++j) {
-      Build b{f, j, build::variant_dir(ws_.workdir, loop.id, f, layout_seeds[j]), {}};
-      b.verify = b.dir.string() + ".verify.jsonl";
-      std::filesystem::remove(b.verify);
+      Build b{f, j, build::variant_dir(ws_.workdir, loop.id, f, layout_seeds[j])};
       build::VariantSpec spec;
       spec.unroll = {{loop.id, f}};
       spec.instrument = {loop.id};
-      spec.verify = b.verify;
       spec.layout_seed = layout_seeds[j];
       // Per-build padding changes every object, so only unpadded variants reuse the baseline.
       if (layout_seeds[j] || !build::prepare_incremental(b.dir, baseline_.dir, loop.id)) {
@@ -287,6 +286,20 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
       jobs.push_back(build_job(ws_, spec, b.dir, fmt::format("factor {} of loop {}", f, label)));
       builds.push_back(std::move(b));
     }
+  }
+  // The verify records come from a build of their own: the measured binary is compiled exactly
+  // like a later build with the profile, without the plugin's verify pass.
+  std::map<int, std::filesystem::path> verify_files;
+  for (int f : factors) {
+    std::filesystem::path dir = build::variant_dir(ws_.workdir / "verify", loop.id, f);
+    verify_files[f] = dir.string() + ".verify.jsonl";
+    std::filesystem::remove(verify_files[f]);
+    build::VariantSpec spec;
+    spec.unroll = {{loop.id, f}};
+    spec.instrument = {loop.id};
+    spec.verify = verify_files[f];
+    if (!build::prepare_incremental(dir, baseline_.dir, loop.id)) build::prepare_fresh(dir);
+    jobs.push_back(build_job(ws_, spec, dir, fmt::format("verify factor {} of loop {}", f, label)));
   }
   auto results = build::run_builds(jobs, ws_.jobs);
 
@@ -315,9 +328,9 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
         v.code_hash = code.digest;
         keys[b.factor] += code.digest + ";";
       }
-      auto verify = build::read_verify_file(b.verify);
+      auto verify = build::read_verify_file(verify_files[b.factor]);
       if (auto it = verify.find(loop.id); it != verify.end()) {
-        v.applied = it->second.applied;
+        if (it->second.applied >= 0) v.applied = it->second.applied;  // -1: not found in RTL
         v.how = it->second.how;
       }
     }
