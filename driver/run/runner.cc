@@ -44,6 +44,21 @@ FileFingerprint fingerprint_file(const std::filesystem::path& path, const Captur
   return result;
 }
 
+struct FileStamp {
+  std::filesystem::file_time_type modified;
+  std::uintmax_t size;
+  bool operator==(const FileStamp&) const = default;
+};
+
+std::optional<FileStamp> stamp(const std::filesystem::path& file) {
+  std::error_code error;
+  auto modified = std::filesystem::last_write_time(file, error);
+  if (error) return std::nullopt;
+  auto size = std::filesystem::file_size(file, error);
+  if (error) return std::nullopt;
+  return FileStamp{modified, size};
+}
+
 }  // namespace
 
 RunResult execute_run(const RunSpec& spec) {
@@ -66,16 +81,17 @@ RunResult execute_run(const RunSpec& spec) {
     result.env_padding = env_padding_length(*spec.layout_seed);
     process.env.set("LOOPRACE_PAD", std::string(result.env_padding, 'x'));
   }
-  for (const auto& file : spec.check_files) {
-    // A stale file from an earlier run must not pass for this run's output.
-    std::error_code ignored;
-    std::filesystem::remove(spec.cwd / file, ignored);
-  }
+  // A file an earlier run left must not pass for this run's output; it is not deleted (it
+  // might be an input named by mistake) but remembered, to see whether the run rewrote it.
+  std::vector<std::optional<FileStamp>> before;
+  for (const auto& file : spec.check_files) before.push_back(stamp(spec.cwd / file));
   result.process = run_process(process);
   if (!spec.records_file.empty()) result.observations = read_records_file(spec.records_file);
-  for (const auto& file : spec.check_files) {
-    result.files.push_back(fingerprint_file(spec.cwd / file, spec.limits));
-    result.files.back().path = file;
+  for (std::size_t i = 0; i < spec.check_files.size(); ++i) {
+    FileFingerprint print = fingerprint_file(spec.cwd / spec.check_files[i], spec.limits);
+    print.path = spec.check_files[i];
+    print.written = print.exists && stamp(spec.cwd / spec.check_files[i]) != before[i];
+    result.files.push_back(std::move(print));
   }
   return result;
 }
@@ -204,6 +220,10 @@ Judgement judge_run(const RunResult& baseline, const RunResult& candidate,
     std::string what = want.path.string();
     if (!got.exists) {
       return {Failure::file_differs, fmt::format("{} was not written", what)};
+    }
+    if (!got.written) {
+      return {Failure::file_differs,
+              fmt::format("{} was not written by this run (it is an earlier run's file)", what)};
     }
     if (auto diff = describe_difference(want.content, got.content, what)) {
       return {Failure::file_differs, *diff};

@@ -25,13 +25,16 @@ struct RunSpec {
   // Layout randomization: a seeded random-length variable LOOPRACE_PAD (0..4095 bytes) moves
   // the stack and the environment, so a decision is not made for one lucky alignment.
   std::optional<std::uint64_t> layout_seed;
-  std::vector<std::filesystem::path> check_files;  // relative to cwd; fingerprinted after the run
+  // Files the run writes, relative to cwd; fingerprinted after the run. Never deleted: a file
+  // the run leaves untouched (same modification time and size as before) is "not written".
+  std::vector<std::filesystem::path> check_files;
   CaptureLimits limits;
 };
 
 struct FileFingerprint {
   std::filesystem::path path;
   bool exists = false;
+  bool written = false;    // created or modified during the run
   CapturedOutput content;  // digest, size and first bytes (tail unused)
 };
 

@@ -163,9 +163,11 @@ int main(int argc, char** argv) {
   if (mode == 1) abort();
   if (mode == 2) for (;;) {}
   printf("ok %d\n", mode);
-  FILE* out = fopen("result.txt", "w");
-  fprintf(out, "mode %d\n", mode);
-  fclose(out);
+  if (mode != 7) {  /* 7: leaves the last run's result.txt as it is */
+    FILE* out = fopen("result.txt", "w");
+    fprintf(out, "mode %d\n", mode);
+    fclose(out);
+  }
   return 0;
 }
 )");
@@ -194,6 +196,7 @@ TEST_F(RunWithRuntime, SumsCyclesOverTheProcessesOfOneRun) {
   EXPECT_EQ(run.env_padding, env_padding_length(7));
   ASSERT_EQ(run.files.size(), 1u);
   EXPECT_TRUE(run.files[0].exists);
+  EXPECT_TRUE(run.files[0].written);
   EXPECT_EQ(run.files[0].content.head, "mode 0\n");
   EXPECT_EQ(run.observations.processes_ended, 2u)
       << looprace::testing::read_file(dir / "records.rt");
@@ -231,6 +234,13 @@ TEST_F(RunWithRuntime, CrashHangAndDifferentOutputAreReportedAsSuch) {
   EXPECT_EQ(file.failure, Failure::file_differs);
   EXPECT_NE(file.message.find("result.txt differs at line 1, column 6 (byte 5)"), std::string::npos)
       << file.message;
+
+  // A run that does not write the file is caught even though the last run's file is there.
+  ASSERT_TRUE(execute_run(spec("0")).process.succeeded());
+  RunResult lazy = execute_run(spec("7"));
+  EXPECT_TRUE(lazy.files[0].exists);
+  EXPECT_FALSE(lazy.files[0].written);
+  EXPECT_EQ(judge_run(baseline, lazy, files_only, true).failure, Failure::file_differs);
 }
 
 TEST_F(RunWithRuntime, RunsInTheGivenOrder) {

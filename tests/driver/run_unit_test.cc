@@ -197,17 +197,22 @@ TEST(JudgeRun, OutputCheckCanBeTurnedOffButFilesAreStillCompared) {
   RunResult baseline = exited(0, "x\n");
   EXPECT_TRUE(judge_run(baseline, exited(3, "other\n"), unchecked, true).ok());
 
-  baseline.files.push_back({"out.txt", true, captured("1 2 3\n")});
+  baseline.files.push_back({"out.txt", true, true, captured("1 2 3\n")});
   RunResult differs = exited(0, "x\n");
-  differs.files.push_back({"out.txt", true, captured("1 2 4\n")});
+  differs.files.push_back({"out.txt", true, true, captured("1 2 4\n")});
   Judgement judgement = judge_run(baseline, differs, unchecked, true);
   EXPECT_EQ(judgement.failure, Failure::file_differs);
   EXPECT_NE(judgement.message.find("out.txt differs at line 1, column 5 (byte 4)"),
             std::string::npos)
       << judgement.message;
   RunResult missing = exited(0, "x\n");
-  missing.files.push_back({"out.txt", false, {}});
+  missing.files.push_back({"out.txt", false, false, {}});
   EXPECT_EQ(judge_run(baseline, missing, unchecked, true).failure, Failure::file_differs);
+  RunResult stale = exited(0, "x\n");
+  stale.files.push_back({"out.txt", true, false, captured("1 2 3\n")});
+  Judgement left = judge_run(baseline, stale, unchecked, true);
+  EXPECT_EQ(left.failure, Failure::file_differs);
+  EXPECT_NE(left.message.find("earlier run"), std::string::npos) << left.message;
 }
 
 TEST(EnvPadding, IsDeterministicAndBounded) {
