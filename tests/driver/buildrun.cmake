@@ -27,3 +27,8 @@ gtest_discover_tests(build_plugin_test TEST_PREFIX "build_plugin_test." PROPERTI
 foreach(test buildrun_unit_test run_process_test build_plugin_test)
   target_compile_features(${test} PRIVATE cxx_std_20)
 endforeach()
+
+# Not a test: the figure of benchmarks/results/buildrun-incremental.md.
+add_executable(build_incremental_bench build_incremental_bench.cc)
+target_link_libraries(build_incremental_bench PRIVATE looprace_build fmt::fmt)
+target_compile_features(build_incremental_bench PRIVATE cxx_std_20)
