@@ -51,8 +51,9 @@ const LoopRow* find_loop(const LoopTable& table, const std::string& selector);
 struct VerifyRecord {
   std::string id;
   int requested = 0;
-  int applied = 0;  // copies of the body in the final code; 0 = fully unrolled away
-  std::string how;  // why it differs from the request, when it does
+  int applied = 0;  // copies of the body in the final code; 0 = fully unrolled away,
+                    // -1 = unknown (how = "not-found")
+  std::string how;  // why it differs from the request, when it does (docs/formats.md 3b)
 };
 
 // Verify records by id; the last record for an id wins (a TU compiled twice). A missing file
