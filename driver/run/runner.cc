@@ -80,6 +80,8 @@ RunResult execute_run(const RunSpec& spec) {
   if (spec.layout_seed) {
     result.env_padding = env_padding_length(*spec.layout_seed);
     process.env.set("LOOPRACE_PAD", std::string(result.env_padding, 'x'));
+  } else {
+    process.env.unset("LOOPRACE_PAD");
   }
   // A file an earlier run left must not pass for this run's output; it is not deleted (it
   // might be an input named by mistake) but remembered, to see whether the run rewrote it.
