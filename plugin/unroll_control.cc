@@ -89,7 +89,14 @@ std::vector<std::optional<int>> UnrollControl::factors_for(
   }
   for (const profile::Entry* entry : stale) {
     const LoopIdentity* loop = rematch(*entry, loops, claimed);
-    if (!loop) continue;
+    if (!loop) {
+      warning_at(DECL_SOURCE_LOCATION(current_function_decl), 0,
+                 "looprace: %s:%d: loop id %s (%s:%d:%d) not found in %qs and no loop left to "
+                 "re-match it to; its factor is not applied",
+                 profile_path_.c_str(), entry->source_line, entry->id.c_str(), entry->file.c_str(),
+                 entry->line, entry->column, entry->function.c_str());
+      continue;
+    }
     std::size_t i = static_cast<std::size_t>(loop - loops.data());
     claimed[i] = true;
     factors[i] = entry->factor;

@@ -143,4 +143,11 @@ for number, (row, _) in enumerate(choice, start=3):
     failures.check(f"kernels.profile:{number}: loop id {row['id']}" in warnings and
                    "re-matched" in warnings, f"no re-match warning for profile line {number}:\n"
                    f"{warnings}")
+# A stale id with no loop left in its function to take it: warned about, never silent.
+iir = loop("iir")
+orphan = dict(iir, id="ffffffffffffffff", line=iir["line"] + 40, index=1, loops=2)
+profile.write_text(profile_text([(iir, 4), (orphan, 8)]))
+_, warnings = build(source, "orphan.o", profile=profile)
+failures.check("kernels.profile:4: loop id ffffffffffffffff" in warnings and
+               "its factor is not applied" in warnings, f"orphan entry not warned:\n{warnings}")
 failures.finish("verify and profile")
