@@ -151,13 +151,15 @@ void Racer::prepare() {
   if (std::filesystem::exists(options_.profile)) profile::read_profile_file(options_.profile);
   // The identity check comes before anything is built, so a wrong --store fails fast.
   store_ = store::Store::open(options_.store);
-  store_->bind_identity(
-      {store::program_key(options_.build_command, options_.run_command), facts_.identity()},
-      options_.force);
-  program_ = store_->program(options_.build_command, options_.run_command);
+  const store::Identity identity{store::program_key(options_.build_command, options_.run_command),
+                                 facts_.identity()};
+  store_->check_identity(identity, options_.force);
 
   baseline_ = build_baseline(ws_);
   reference_ = reference_run(ws_, baseline_);
+  // The store takes this program's identity once the program is known to build and run.
+  store_->bind_identity(identity, options_.force);
+  program_ = store_->program(options_.build_command, options_.run_command);
   if (options_.timeout_seconds <= 0) {
     double limit = std::max(10.0, 20 * reference_.process.wall_seconds);
     ws_.run_timeout = std::chrono::milliseconds(static_cast<long>(limit * 1e3));

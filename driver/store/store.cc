@@ -217,10 +217,6 @@ std::string program_key(const std::string& build_command, const std::string& run
   return fmt::format("{:016x}", fnv1a(build_command + '\0' + run_command));
 }
 
-std::string machine_key(const std::string& hostname, const std::string& cpu_model) {
-  return hostname + " / " + cpu_model;
-}
-
 Store::Store(std::filesystem::path path, sqlite3* db) : path_(std::move(path)), db_(db) {}
 
 Store::Store(Store&& o) noexcept : path_(std::move(o.path_)), db_(std::exchange(o.db_, nullptr)) {}
@@ -324,6 +320,15 @@ std::optional<Identity> Store::identity() const {
 }
 
 void Store::bind_identity(const Identity& id, bool force) {
+  check_identity(id, force);
+  if (identity()) return;
+  Transaction t(db_);
+  set_meta("program", id.program);
+  set_meta("machine", id.machine);
+  t.commit();
+}
+
+void Store::check_identity(const Identity& id, bool force) const {
   if (auto have = identity()) {
     if (!force && have->program != id.program) {
       throw StoreError(fmt::format(
@@ -337,12 +342,7 @@ void Store::bind_identity(const Identity& id, bool force) {
           "or --force to add to it anyway",
           path_.string(), have->machine, id.machine));
     }
-    return;
   }
-  Transaction t(db_);
-  set_meta("program", id.program);
-  set_meta("machine", id.machine);
-  t.commit();
 }
 
 std::int64_t Store::program(const std::string& build_command, const std::string& run_command) {

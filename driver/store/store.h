@@ -28,13 +28,11 @@ struct StoreError : std::runtime_error {
 // first race; later races (and merges) must match it unless forced.
 struct Identity {
   std::string program;  // hash of the build and run commands (program_key())
-  std::string machine;  // hostname and CPU model (machine_key())
+  std::string machine;  // hostname, CPU model and compiler (run::MachineFacts::identity())
 };
 
 // The identity of a program: a short hash of its build and run commands.
 std::string program_key(const std::string& build_command, const std::string& run_command);
-// The identity of a machine: "hostname / CPU model".
-std::string machine_key(const std::string& hostname, const std::string& cpu_model);
 
 // One loop of the program (a row of the plugin's loop table, formats.md §3).
 struct LoopRow {
@@ -129,8 +127,10 @@ class Store {
 
   // The stored identity, if a race has written one.
   std::optional<Identity> identity() const;
-  // Records `id` in an empty store; in a store of another program or machine throws StoreError
-  // naming both, unless `force`.
+  // Throws StoreError naming both identities when the store belongs to another program or
+  // machine, unless `force`; an empty store accepts any identity.
+  void check_identity(const Identity& id, bool force) const;
+  // check_identity(), then records `id` in a store that has none yet.
   void bind_identity(const Identity& id, bool force);
 
   // Program row for this build/run pair (created on first use); returns its row id.

@@ -70,23 +70,23 @@ TEST_F(StoreTest, IdentityMismatchNamesBothUnlessForced) {
   auto path = dir_ / "store.db";
   {
     auto s = Store::open(path);
-    s.bind_identity({program_key("make", "./a"), machine_key("host", "cpu")}, false);
+    s.bind_identity({program_key("make", "./a"), "host | cpu"}, false);
   }
   auto s = Store::open(path);
-  EXPECT_NO_THROW(s.bind_identity({program_key("make", "./a"), machine_key("host", "cpu")}, false));
+  EXPECT_NO_THROW(s.bind_identity({program_key("make", "./a"), "host | cpu"}, false));
   try {
-    s.bind_identity({program_key("make", "./b"), machine_key("host", "cpu")}, false);
+    s.bind_identity({program_key("make", "./b"), "host | cpu"}, false);
     FAIL() << "accepted another program";
   } catch (const StoreError& e) {
     EXPECT_NE(std::string(e.what()).find("another program"), std::string::npos) << e.what();
   }
   try {
-    s.bind_identity({program_key("make", "./a"), machine_key("other", "cpu")}, false);
+    s.bind_identity({program_key("make", "./a"), "other | cpu"}, false);
     FAIL() << "accepted another machine";
   } catch (const StoreError& e) {
     EXPECT_NE(std::string(e.what()).find("another machine"), std::string::npos) << e.what();
   }
-  EXPECT_NO_THROW(s.bind_identity({program_key("make", "./b"), machine_key("x", "y")}, true));
+  EXPECT_NO_THROW(s.bind_identity({program_key("make", "./b"), "x | y"}, true));
 }
 
 TEST_F(StoreTest, RunsSurviveReopenInRoundOrderWithObservations) {
@@ -176,7 +176,7 @@ TEST_F(StoreTest, LoopsVariantsAndDecisionsRoundTrip) {
 }
 
 TEST_F(StoreTest, MergeCopiesOnceAndChecksIdentity) {
-  Identity id{program_key("make", "./a"), machine_key("h", "c")};
+  Identity id{program_key("make", "./a"), "h | c"};
   auto a = Store::open(dir_ / "a.db");
   a.bind_identity(id, false);
   auto pa = a.program("make", "./a");

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Bad input gives a clear message and a non-zero exit, and loses nothing already stored.
+source "$(dirname "$0")/lib.sh" "$1"
+run='$LOOPRACE_OUTDIR/kernel 1000 differ x'
+
+expect_error 'exit status 2' \
+  "$looprace" race --build 'echo compiling; echo "kernel.c:1: error: no such thing" >&2; exit 2' --run "$run" --store store.db
+grep -q "kernel.c:1: error: no such thing" err.out || fail "the build's output tail is not shown"
+
+expect_error 'run command fails for the baseline' \
+  "$looprace" race --build "$build_cmd" --run 'echo broken >&2; exit 3' --store store.db
+
+expect_error 'no such loop.*did you mean' \
+  "$looprace" race --build "$build_cmd" --run "$run" --loop kernel.c:9999:3 --store store.db
+grep -q "kernel.c" err.out || fail "no near match listed"
+
+# A small successful race, then errors that must leave it intact.
+id=$(loop_id reduce)
+"$looprace" race --build "$build_cmd" --run "$run" --loop "$id" --factors 0,2 --max-samples 3 \
+  --store store.db --profile p.profile >/dev/null
+runs=$(sql "select count(*) from runs")
+profile=$(cat p.profile)
+
+expect_error 'another program' \
+  "$looprace" race --build "$build_cmd" --run "$run --other" --loop "$id" --store store.db --profile p.profile
+sqlite3 store.db "update meta set value='elsewhere | other cpu | gcc' where key='machine'"
+expect_error 'another machine' \
+  "$looprace" race --build "$build_cmd" --run "$run" --loop "$id" --store store.db --profile p.profile
+[ "$(sql "select count(*) from runs")" = "$runs" ] || fail "a refused store was changed"
+
+printf 'looprace-profile 1\n0123 kernel.c:1:1 main 0/1 4\n' >bad.profile
+expect_error 'bad.profile:2: bad loop id' "$looprace" apply --profile bad.profile
+expect_error 'bad.profile:2:' \
+  "$looprace" race --build "$build_cmd" --run "$run" --loop "$id" --store other.db --profile bad.profile
+[ "$(cat bad.profile)" = "$(printf 'looprace-profile 1\n0123 kernel.c:1:1 main 0/1 4')" ] || fail "the bad profile was overwritten"
+[ "$(cat p.profile)" = "$profile" ] || fail "the good profile changed"
+echo PASS

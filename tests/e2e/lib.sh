@@ -1,0 +1,39 @@
+# Shared by the end-to-end scripts: bash lib.sh is sourced with $1 = the looprace executable.
+set -euo pipefail
+looprace=$1
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/looprace-e2e.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+# Builds tests/e2e/programs/kernel.c into the variant's directory.
+build_cmd="\$LOOPRACE_CC -O2 -o \"\$LOOPRACE_OUTDIR/kernel\" $here/programs/kernel.c"
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# The id of the innermost loop of function $1.
+loop_id() {
+  "$looprace" loops --build "$build_cmd" --json --workdir "$work/loops" |
+    python3 -c 'import json, sys
+rows = [json.loads(l) for l in sys.stdin]
+print(next(r["id"] for r in rows if r["name"] == sys.argv[1] and r["features"].get("inner", 0) == 0))' "$1"
+}
+
+sql() { sqlite3 "$work/store.db" "$1"; }
+
+# Fails unless the command fails with a message matching the extended regex $1.
+expect_error() {
+  local pattern=$1
+  shift
+  if "$@" >"$work/err.out" 2>&1; then
+    cat "$work/err.out" >&2
+    fail "succeeded but should have failed: $*"
+  fi
+  grep -Eq "$pattern" "$work/err.out" || {
+    cat "$work/err.out" >&2
+    fail "the error message does not match /$pattern/"
+  }
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# A loop whose factors clearly differ (factor 4 is 4x faster by construction): the race picks 4,
+# GCC's default and "not unrolled" share code (deduplicated), and the profile round trip puts
+# factor 4 into a later build's code.
+source "$(dirname "$0")/lib.sh" "$1"
+id=$(loop_id reduce)
+"$looprace" race --build "$build_cmd" \
+  --run '$LOOPRACE_OUTDIR/kernel 100000 differ "${LOOPRACE_OUTDIR##*/}"' \
+  --loop "$id" --store store.db --profile kernel.profile --max-samples 12 --seed 3 >race.out
+cat race.out
+
+[ "$(sql "select chosen from decisions where loop='$id'")" = 4 ] || fail "factor 4 not chosen"
+winners=$(sql "select winners from decisions where loop='$id'")
+python3 -c 'import json,sys; w=json.loads(sys.argv[1]); sys.exit(0 if 4 in w and 0 not in w and 2 not in w else 1)' "$winners" ||
+  fail "winners $winners should hold 4 and not the slow factors 0 and 2"
+
+# Deduplication: at -O2 GCC does not unroll by itself, so factor 1's code is factor 0's; both
+# were raced once, under factor 0.
+[ "$(sql "select grp from variants where loop='$id' and factor=1")" = 0 ] || fail "factor 1 not grouped with 0"
+[ "$(sql "select count(*) from runs where kind='race' and target_loop='$id' and grp=1")" = 0 ] ||
+  fail "factor 1 raced although its code is factor 0's"
+[ "$(sql "select count(*) from runs where kind='race' and ok=1 and target_loop='$id' and id not in (select run from observations where loop='$id')")" = 0 ] ||
+  fail "a good race run has no observation of its loop"
+
+# Profile round trip: apply prints the flags, a build with them gets factor 4 for the loop.
+grep -Eq "^$id .* 4 +winners=" kernel.profile || fail "profile line for $id lacks factor 4"
+flags=$("$looprace" apply --profile kernel.profile 2>apply.err)
+grep -q "looprace_apply_profile" apply.err || fail "apply prints no CMake way"
+# shellcheck disable=SC2086
+gcc -O2 $flags -fplugin-arg-looprace-verify="$work/verify.jsonl" -o kernel "$here/programs/kernel.c"
+python3 -c 'import json,sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+r = next(r for r in recs if r["id"] == sys.argv[2])
+sys.exit(0 if r["requested"] == 4 and r["applied"] == 4 else 1)' verify.jsonl "$id" ||
+  fail "the profile build did not unroll $id by 4: $(cat verify.jsonl)"
+echo PASS

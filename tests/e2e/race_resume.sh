@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# kill -9 of the driver mid-race loses nothing committed; the same command resumes, replays the
+# stored observations and finishes the race.
+source "$(dirname "$0")/lib.sh" "$1"
+id=$(loop_id repeat)
+args=(race --build "$build_cmd" --run '$LOOPRACE_OUTDIR/kernel 7 tie' --loop "$id"
+  --store store.db --profile p.profile --epsilon 0.0001 --max-samples 25 --seed 11)
+"$looprace" "${args[@]}" >first.out 2>&1 &
+pid=$!
+for _ in $(seq 600); do
+  n=$( (sql "select count(*) from runs where kind='race'" 2>/dev/null) || echo 0)
+  [ "${n:-0}" -ge 20 ] && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+kill -9 "$pid" 2>/dev/null || fail "the race finished before it could be killed: $(cat first.out)"
+wait "$pid" 2>/dev/null || true
+sleep 0.5 # the run in flight (its own process group) finishes on its own
+before=$(sql "select count(*) from runs where kind='race'")
+last=$(sql "select max(id) from runs where kind='race'")
+observations=$(sql "select count(*) from observations o join runs r on r.id=o.run where r.kind='race'")
+[ "$before" -ge 20 ] || fail "only $before race runs stored before the kill"
+[ "$(sql "select count(*) from decisions")" = 0 ] || fail "decided before the kill"
+
+"$looprace" "${args[@]}" >second.out
+cat second.out
+grep -Eq "resumed: [0-9]+ observations from the store" second.out || fail "the second run did not resume"
+[ "$(sql "select count(*) from runs where kind='race' and id <= $last")" = "$before" ] || fail "stored runs were lost"
+[ "$(sql "select count(*) from observations o join runs r on r.id=o.run where r.kind='race' and r.id <= $last")" = "$observations" ] ||
+  fail "stored observations were lost"
+[ "$(sql "select count(*) from decisions where loop='$id'")" = 1 ] || fail "the resumed race did not decide"
+# Replay means no group got more race runs than the cap.
+[ "$(sql "select max(c) from (select count(*) c from runs where kind='race' group by grp)")" -le 25 ] ||
+  fail "more observations than --max-samples: the stored ones were not replayed"
+echo PASS

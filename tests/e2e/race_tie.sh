@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# A loop where all factors tie: the race stops on equivalence (not the cap) with a tied set of
+# winners, and the byte-identical variants 4..16 are raced once.
+source "$(dirname "$0")/lib.sh" "$1"
+id=$(loop_id repeat)
+"$looprace" race --build "$build_cmd" --run '$LOOPRACE_OUTDIR/kernel 7 tie' \
+  --loop "$id" --store store.db --profile tie.profile --epsilon 0.5 --max-samples 20 --seed 5 >race.out
+cat race.out
+[ "$(sql "select count(*) from decisions where loop='$id'")" = 1 ] || fail "no decision"
+[ "$(sql "select cap_hit from decisions where loop='$id'")" = 0 ] || fail "the cap was hit: no equivalence found"
+groups=$(sql "select count(distinct grp) from variants where loop='$id' and grp >= 0")
+[ "$groups" -lt 17 ] || fail "no byte-identical variants were grouped"
+for f in $(seq 5 16); do
+  [ "$(sql "select grp from variants where loop='$id' and factor=$f")" = "$(sql "select grp from variants where loop='$id' and factor=4")" ] ||
+    fail "factor $f is not grouped with factor 4 (complete unrolling of 4 iterations)"
+done
+raced=$(sql "select count(distinct grp) from runs where kind='race' and target_loop='$id'")
+[ "$raced" = "$groups" ] || fail "$raced groups raced, $groups groups built"
+winners=$(sql "select winners from decisions where loop='$id'")
+python3 -c 'import json,sys; sys.exit(0 if len(json.loads(sys.argv[1])) >= 2 else 1)' "$winners" ||
+  fail "a tie should leave several winners: $winners"
+echo PASS
