@@ -143,6 +143,32 @@ TEST_F(MakeProject, VariantsDifferByFactorAndAgreeWhenRebuilt) {
   EXPECT_EQ(measured.observations.loops.at(loop).entries, 100u);
 }
 
+TEST_F(MakeProject, LayoutSeedMovesTheCodeNotTheResult) {
+  std::uint64_t seed = 1;
+  while (function_padding(seed) == 0) ++seed;
+  VariantSpec padded = variant(4);
+  padded.layout_seed = seed;
+  auto results = run_builds({job("factor 4", work / "plain", variant(4)),
+                             job("factor 4 padded", work / "padded", padded)},
+                            2);
+  for (const auto& result : results) ASSERT_TRUE(result.ok()) << result.failure_message();
+  EXPECT_NE(code_identity(work / "plain").digest, code_identity(work / "padded").digest);
+
+  run::RunSpec plain_run;
+  plain_run.command = (work / "plain/prog").string();
+  plain_run.records_file = work / "plain.rt";
+  run::RunSpec padded_run = plain_run;
+  padded_run.command = (work / "padded/prog").string();
+  padded_run.records_file = work / "padded.rt";
+  padded_run.layout_seed = seed;
+  run::RunResult reference = run::execute_run(plain_run);
+  ASSERT_TRUE(reference.process.succeeded()) << reference.process.describe();
+  run::RunResult moved = run::execute_run(padded_run);
+  EXPECT_EQ(moved.env_padding, run::env_padding_length(seed));
+  EXPECT_TRUE(run::judge_run(reference, moved, {}, true).ok());
+  EXPECT_TRUE(moved.observations.cycles(loop));
+}
+
 TEST_F(MakeProject, IncrementalVariantRecompilesOnlyTheLoopsUnit) {
   auto dir = variant_dir(work.path(), loop, 8);
   ASSERT_TRUE(prepare_incremental(dir, baseline, loop));
