@@ -11,7 +11,7 @@ data=$(mktemp /tmp/looprace-synthetic.XXXXXX.csv)
 trap 'rm -f "$data"' EXIT
 
 python3 "$here/make_synthetic.py" --rounds 1000 --loops-per-family 5 --seed 20260521 > "$data"
-"$looprace" replay "$data" --repetitions 100 --seed 1 --threads 2 \
+"$looprace" replay "$data" --repetitions 50 --seed 1 --threads 2 \
   --csv-out "$results/replay-synthetic.csv" --svg "$results/replay-synthetic" \
   > "$results/replay-synthetic.txt"
 tail -n 8 "$results/replay-synthetic.txt"

@@ -69,12 +69,14 @@ class PairedLogs {
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
+    logs_.assign(sampled.size(), 0.0);
+    for (std::size_t i = 0; i < sampled.size(); ++i)
+      if (observations[i]) logs_[i] = std::log(*observations[i]);
     for (std::size_t i = 0; i < sampled.size(); ++i) {
       if (!observations[i]) continue;
-      for (std::size_t j = 0; j < sampled.size(); ++j) {
-        if (!observations[j] || sampled[i] >= sampled[j]) continue;
-        pair(sampled[i], sampled[j]).add(std::log(*observations[i]) - std::log(*observations[j]));
-      }
+      for (std::size_t j = 0; j < sampled.size(); ++j)
+        if (observations[j] && sampled[i] < sampled[j])
+          pair(sampled[i], sampled[j]).add(logs_[i] - logs_[j]);
     }
   }
   // Sum of the mean paired log ratios against the other survivors.
@@ -103,6 +105,7 @@ class PairedLogs {
 
   std::size_t versions_;
   std::vector<RunningStats> pairs_;
+  std::vector<double> logs_;  // of the round being added
   const StudentCriticalValues& less_;
   const StudentCriticalValues& interval_;
 };
