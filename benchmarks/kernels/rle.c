@@ -7,6 +7,7 @@ enum {
   BLOCKS = 4096,
   BITMAP_BYTES = 131072,
   END_OF_BLOCK = 0x7FFF,
+  PASSES = 4,
 };
 
 static const uint8_t zigzag[64] = {0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,
@@ -124,19 +125,24 @@ int main(void) {
   kernel_seed(8);
   make_blocks();
   make_bitmap();
-  int pair_count = zero_code();
-  zero_decode();
-  int packed_length = packbits_encode();
-  packbits_decode(packed_length);
-
   Checksum sum = CHECKSUM_INIT;
-  sum = checksum_add(sum, (uint64_t)pair_count);
-  sum = checksum_add(sum, (uint64_t)packed_length);
-  uint64_t pair_hash = 0;
-  for (int i = 0; i < pair_count; i++) pair_hash = pair_hash * 31u + (uint16_t)pairs[i];
-  sum = checksum_add(sum, pair_hash);
-  sum = checksum_add(sum, memcmp(decoded_blocks, blocks, sizeof blocks) != 0);
-  sum = checksum_add(sum, memcmp(unpacked, bitmap, sizeof bitmap) != 0);
+  for (int pass = 0; pass < PASSES; pass++) {
+    int pair_count = zero_code();
+    zero_decode();
+    int packed_length = packbits_encode();
+    packbits_decode(packed_length);
+
+    sum = checksum_add(sum, (uint64_t)pair_count);
+    sum = checksum_add(sum, (uint64_t)packed_length);
+    uint64_t pair_hash = 0;
+    for (int i = 0; i < pair_count; i++) pair_hash = pair_hash * 31u + (uint16_t)pairs[i];
+    sum = checksum_add(sum, pair_hash);
+    sum = checksum_add(sum, memcmp(decoded_blocks, blocks, sizeof blocks) != 0);
+    sum = checksum_add(sum, memcmp(unpacked, bitmap, sizeof bitmap) != 0);
+    /* the next pass codes slightly different data */
+    blocks[pass][pass] ^= 1;
+    bitmap[pass * 1000] ^= 0x5A;
+  }
   checksum_print("rle", sum);
   return 0;
 }
