@@ -85,9 +85,9 @@ void add_race_command(CLI::App& app) {
       ->required();
   cmd->add_option("--loop", options->loops,
                   "Race this loop (16-hex-digit id or file:line:col); repeatable");
-  cmd->add_option(
-      "--hot", options->hot,
-      "Race the N hottest innermost loops (measured); default 3 when no --loop is given");
+  cmd->add_option("--hot", options->hot,
+                  "Race the N hottest innermost loops without calls (measured); default 3 when no "
+                  "--loop is given");
   cmd->add_option("--jobs,-j", options->jobs, "Variant builds run in parallel")
       ->default_val(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   cmd->add_option("--factors", options->factors,
@@ -107,6 +107,9 @@ void add_race_command(CLI::App& app) {
                   "Worst-case speedup below 1+epsilon counts as equal")
       ->capture_default_str();
   cmd->add_option("--max-samples", options->plan.max_samples, "Cap on observations per factor")
+      ->capture_default_str();
+  cmd->add_option("--constant-size", options->plan.constant_size,
+                  "Observations per factor of the constant plan (brute force)")
       ->capture_default_str();
   cmd->add_option("--warmup", options->warmup, "Discarded runs per variant before the race")
       ->capture_default_str();

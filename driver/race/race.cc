@@ -213,14 +213,18 @@ std::vector<build::LoopRow> Racer::choose_loops() {
                               });
   }
   for (const auto& h : ranking) shares_[h.id] = h.share;
-  // Only innermost loops: GCC unrolls a loop that contains others only when it unrolls it
-  // completely, so racing an outer loop mostly races 17 copies of the same code.
+  // Only innermost loops without calls: GCC unrolls a loop that contains others only when it
+  // unrolls it completely, so racing an outer loop mostly races 17 copies of the same code, and
+  // a loop that calls functions spends its time in them, which its unrolling does not change.
   for (const auto& h : ranking) {
     if (hot == 0) break;
     bool seen =
         std::any_of(chosen.begin(), chosen.end(), [&](const auto& r) { return r.id == h.id; });
     const build::LoopRow* row = build::find_loop(baseline_.table, h.id);
-    if (seen || !row || row->features.value("inner", 0) > 0) continue;
+    if (seen || !row || row->features.value("inner", 0) > 0 ||
+        row->features.value("calls", 0) > 0) {
+      continue;
+    }
     chosen.push_back(*row);
     --hot;
   }
@@ -357,15 +361,20 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
       }
     }
   }
+  std::map<std::string, std::vector<std::string>> not_applied;  // reason -> "requested→applied"
   for (auto& [f, list] : rows) {
     for (auto& v : list) {
       v.group = groups.group_of[static_cast<std::size_t>(f)];
       store_->put_variant(program_, v);
       if (f >= 1 && v.layout == 0 && v.applied && *v.applied != f && *v.applied != 0) {
-        outcome.notes.push_back(fmt::format("factor {}: GCC made {} copies{}", f, *v.applied,
-                                            v.how.empty() ? "" : " (" + v.how + ")"));
+        not_applied[v.how.empty() ? "no reason given" : v.how].push_back(
+            fmt::format("{}→{}", f, *v.applied));
       }
     }
+  }
+  for (const auto& [how, pairs] : not_applied) {
+    outcome.notes.push_back(
+        fmt::format("GCC made fewer copies than asked ({}): {}", how, fmt::join(pairs, " ")));
   }
   for (const auto& [f, why] : failures) {
     outcome.notes.push_back(fmt::format("factor {} not raced: {}", f, why));
