@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by prepare and check: reading programs.tsv and running its commands the way looprace
 # does (build in $LOOPRACE_OUTDIR, run from $LOOPRACE_SRCDIR), with a compiler of our choice.
 programs_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,7 +24,7 @@ manifest_build() {
   local name=$1 outdir=$2 cc=$3 command
   command=$(manifest_field "$name" 2) || return 1
   mkdir -p "$outdir"
-  if ! (cd "$outdir" && LOOPRACE_OUTDIR=$outdir LOOPRACE_CC=$cc LOOPRACE_CFLAGS= LOOPRACE_LDFLAGS= \
+  if ! (cd "$outdir" && LOOPRACE_OUTDIR=$outdir LOOPRACE_CC=$cc LOOPRACE_CFLAGS='' LOOPRACE_LDFLAGS='' \
     sh -c "$command") >"$outdir.log" 2>&1; then
     echo "programs.tsv: building $name with CC='$cc' failed in $outdir:" >&2
     tail -20 "$outdir.log" >&2
