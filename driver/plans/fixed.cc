@@ -48,7 +48,7 @@ Decision ConstantPlan::run(std::size_t versions, Sampler& sampler,
   Decision& decision = keeper.decision();
   decision.chosen = lowest_mean(cycles, keeper.alive());
   decision.winners = {decision.chosen};
-  return std::move(decision);
+  return keeper.release();
 }
 
 JavaStatsPlan::JavaStatsPlan(const JavaStatsParameters& parameters)
@@ -90,7 +90,7 @@ Decision JavaStatsPlan::run(std::size_t versions, Sampler& sampler,
   const double best_upper = cycles[decision.chosen].mean() + half_width(decision.chosen);
   for (std::size_t v : alive)
     if (cycles[v].mean() - half_width(v) <= best_upper) decision.winners.push_back(v);
-  return std::move(decision);
+  return keeper.release();
 }
 
 }  // namespace looprace::plans

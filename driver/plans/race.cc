@@ -160,7 +160,7 @@ Decision race(std::size_t versions, Sampler& sampler, const RoundObserver& obser
     keeper.trace(survivors, survivors);
   }
   decision.winners = survivors;
-  return std::move(decision);
+  return keeper.release();
 }
 
 std::string describe_race(const char* name, const RaceParameters& p) {

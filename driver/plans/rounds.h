@@ -2,6 +2,7 @@
 // disqualifying versions that could not be observed, and tracing rounds.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "plans/plan.h"
@@ -27,6 +28,8 @@ class RoundKeeper {
 
   // The decision so far: samples, disqualified and rounds filled in; the plan sets the rest.
   Decision& decision() { return decision_; }
+  // Hands the finished decision over (the keeper is done with it).
+  Decision release() { return std::move(decision_); }
 
  private:
   Sampler& sampler_;

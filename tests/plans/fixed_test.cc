@@ -67,7 +67,7 @@ TEST(Factory, BuildsEveryNamedPlan) {
 }
 
 TEST(Factory, RejectsBadOptionsNamingTheOption) {
-  const auto message = [](PlanOptions o) {
+  const auto message = [](const PlanOptions& o) {
     try {
       make_plan(o);
     } catch (const std::invalid_argument& e) {
