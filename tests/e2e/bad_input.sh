@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Bad input gives a clear message and a non-zero exit, and loses nothing already stored.
+# Bad input gives a clear message and a non-zero exit, and loses nothing already stored; stores
+# merge without duplicates.
 source "$(dirname "$0")/lib.sh" "$1"
 run='$LOOPRACE_OUTDIR/kernel 1000 differ x'
 
@@ -34,4 +35,10 @@ expect_error 'bad.profile:2:' \
   "$looprace" race --build "$build_cmd" --run "$run" --loop "$id" --store other.db --profile bad.profile
 [ "$(cat bad.profile)" = "$(printf 'looprace-profile 1\n0123 kernel.c:1:1 main 0/1 4')" ] || fail "the bad profile was overwritten"
 [ "$(cat p.profile)" = "$profile" ] || fail "the good profile changed"
+
+# Merging copies every run once, however often it is repeated.
+"$looprace" merge all.db store.db >/dev/null
+"$looprace" merge all.db store.db >/dev/null
+[ "$(sqlite3 all.db "select count(*) from runs")" = "$runs" ] || fail "merge lost or duplicated runs"
+[ "$(sqlite3 all.db "select count(*) from decisions")" = 1 ] || fail "merge lost the decision"
 echo PASS
