@@ -23,8 +23,12 @@ struct LoopFeatures {
 // Counts the structural features of loop (whole body, inner loops included). Read-only.
 LoopFeatures count_loop_features(class loop* loop);
 
-// Fills the trip-count features. Needs preheaders (LOOPS_NORMAL) and scev_initialize().
-void add_trip_counts(class loop* loop, LoopFeatures& features);
+// Fills the trip-count features of every loop of fun, when every loop already has a preheader
+// and a single latch (what SCEV relies on). It never creates them, since changing the CFG here
+// would change the code GCC generates; otherwise trip counts stay -1. features[i] belongs to
+// loops[i]. Needs loops initialized read-only, as in the early pass.
+void add_trip_counts(function* fun, const std::vector<class loop*>& loops,
+                     std::vector<LoopFeatures>& features);
 
 }  // namespace looprace
 

@@ -98,9 +98,9 @@ const pass_data kLoopPassData = {
 };
 
 // The early pass (right after "ssa": before inlining and every loop optimization, where
-// `#pragma GCC unroll` is materialized too). Phase 1 is read-only: identities, cheap features,
-// factors. Phase 2 modifies the CFG (preheaders) only when trip counts (table=) or timing
-// (instrument=) are wanted, so a build that selects nothing keeps GCC's code byte for byte.
+// `#pragma GCC unroll` is materialized too). Phase 1 is read-only: identities, features, trip
+// counts, factors. Phase 2 modifies the CFG (preheaders) only for timing (instrument=), so a
+// build that times nothing keeps GCC's code byte for byte.
 class LoopPass : public gimple_opt_pass {
  public:
   explicit LoopPass(gcc::context* context) : gimple_opt_pass(kLoopPassData, context) {}
@@ -123,19 +123,17 @@ class LoopPass : public gimple_opt_pass {
       if (instrumented(loops[i])) to_instrument.push_back(&loops[i]);
     }
 
+    if (state.table_path) {
+      std::vector<class loop*> loop_objects;
+      for (const LoopIdentity& loop : loops) loop_objects.push_back(loop.loop);
+      add_trip_counts(fun, loop_objects, features);
+    }
+
     unsigned int todo = 0;
-    bool want_trip_counts = state.table_path.has_value();
-    if (want_trip_counts || !to_instrument.empty()) {
+    if (!to_instrument.empty() && prepare_instrumentation()) {
       loop_optimizer_finalize();
       loop_optimizer_init(LOOPS_NORMAL | LOOPS_HAVE_RECORDED_EXITS);
-      if (want_trip_counts) {
-        scev_initialize();
-        for (std::size_t i = 0; i < loops.size(); ++i) add_trip_counts(loops[i].loop, features[i]);
-        scev_finalize();
-      }
-      if (!to_instrument.empty() && prepare_instrumentation() &&
-          instrument_loops(fun, to_instrument) > 0)
-        todo |= TODO_update_ssa_only_virtuals;
+      if (instrument_loops(fun, to_instrument) > 0) todo |= TODO_update_ssa_only_virtuals;
     }
     loop_optimizer_finalize();
 

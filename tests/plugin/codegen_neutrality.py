@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Loading the plugin while selecting nothing gives byte-identical objects (apart from the
 .looprace.loops table section) to not loading it, at -O0/-O1/-O2/-O3, with -g and with
--funroll-loops, whether no argument is given, selectors match nothing, or verify= is asked."""
+-funroll-loops, whether no argument is given, selectors match nothing, or verify= or table=
+(trip counts included) is asked."""
 import itertools
 
 import plugin_testlib as lib
@@ -15,6 +16,7 @@ SELECTING_NOTHING = {
     "bare": {},
     "unmatched": {"unroll": "0123456789abcdef:4,nosuch.c:1:1:8", "instrument": "nosuch.c:2:3"},
     "verify": {"verify": "{work}/verify.jsonl"},
+    "table": {"table": "{work}/table.jsonl"},
 }
 cases = list(itertools.product(lib.corpus_sources(args.corpus), range(len(LEVELS)),
                                SELECTING_NOTHING))

@@ -48,4 +48,11 @@ for source in lib.corpus_sources(args.corpus):
         table = table_of(source, build)
         failures.check(table == reference, f"{source.name}: table of {build} differs from -O2: "
                        f"{sorted(set(table) ^ set(reference))[:3]}")
+# Trip counts (computed without touching the CFG): fir's 8-tap loop runs its latch 8 times
+# before header copying; iir's count is the unknown `samples`.
+rows = {(r["name"], r["depth"]): r["features"] for r in
+        lib.read_table(args.work / "kernels-O2.jsonl")}
+failures.check(rows[("fir", 2)]["niter"] == 8 and rows[("fir", 2)]["max_niter"] == 8,
+               f"fir inner loop trip counts: {rows[('fir', 2)]}")
+failures.check(rows[("iir", 1)]["niter"] == -1, f"iir trip count: {rows[('iir', 1)]}")
 failures.finish("identity stability")
