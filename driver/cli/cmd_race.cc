@@ -33,7 +33,12 @@ std::string describe_speedup(const nlohmann::json& s) {
 }
 
 void print_summary(const race::RaceSummary& summary) {
-  std::printf("\n");
+  const run::MachineFacts& m = summary.facts;
+  std::printf("\nmachine: %s, %u CPUs, %s", m.cpu_model.c_str(), m.cores, m.compiler.c_str());
+  if (summary.tsc_hz) std::printf(", TSC %.3f GHz", *summary.tsc_hz / 1e9);
+  if (summary.probe_cycles) std::printf(", empty probe %.0f cycles", *summary.probe_cycles);
+  if (m.pinned_cpu) std::printf(", runs pinned to CPU %d", *m.pinned_cpu);
+  std::printf("; one baseline run %.3f s\n\n", summary.baseline_seconds);
   if (!summary.facts.warnings.empty()) {
     for (const auto& w : summary.facts.warnings) std::printf("warning: %s\n", w.c_str());
     std::printf("\n");

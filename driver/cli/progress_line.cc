@@ -20,7 +20,7 @@ void ProgressLine::update(const race::RaceProgress& p) {
   std::string text = p.loops > 0
                          ? fmt::format("loop {}/{} {}  {}", p.loop, p.loops, p.loop_label, p.phase)
                          : p.phase;
-  if (p.phase == "racing") {
+  if (p.phase == "racing" && p.round > 0) {
     text += fmt::format("  round {}  survivors {}  observations {}", p.round, p.survivors,
                         p.observations);
   }

@@ -621,6 +621,9 @@ RaceSummary Racer::run() {
     summary.loops.push_back(std::move(outcome));
   }
   summary.facts = facts_;
+  summary.tsc_hz = reference_.observations.tsc_hz;
+  summary.probe_cycles = reference_.observations.probe_cycles;
+  summary.baseline_seconds = reference_.process.wall_seconds;
   summary.elapsed_seconds = seconds_since(start_);
   return summary;
 }

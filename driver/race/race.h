@@ -68,6 +68,9 @@ struct LoopOutcome {
 
 struct RaceSummary {
   run::MachineFacts facts;
+  std::optional<double> tsc_hz;        // as the runtime measured it in the baseline run
+  std::optional<double> probe_cycles;  // cycles an empty instrumented region measures
+  double baseline_seconds = 0;         // wall time of one baseline run
   std::vector<LoopOutcome> loops;
   std::filesystem::path store, profile;
   double elapsed_seconds = 0;
