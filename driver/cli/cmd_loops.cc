@@ -115,8 +115,8 @@ void add_loops_command(CLI::App& app) {
   cmd->add_option("--workdir", options->workdir, "Where the builds go")->capture_default_str();
   cmd->add_flag("--json", options->json, "One JSON object per loop and line");
   cmd->footer(R"txt(Examples:
-  looprace loops --build 'make -B CC="$LOOPRACE_CC" OUT="$LOOPRACE_OUTDIR"'
-  looprace loops --build 'make -B CC="$LOOPRACE_CC" OUT="$LOOPRACE_OUTDIR"' \
+  looprace loops --build 'make -B -C "$LOOPRACE_SRCDIR" CC="$LOOPRACE_CC" OUT="$LOOPRACE_OUTDIR"'
+  looprace loops --build 'make -B -C "$LOOPRACE_SRCDIR" CC="$LOOPRACE_CC" OUT="$LOOPRACE_OUTDIR"' \
                  --run '$LOOPRACE_OUTDIR/prog' --json)txt");
   cmd->callback([options] { list_loops(*options); });
 }

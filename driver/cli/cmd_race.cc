@@ -80,9 +80,12 @@ void add_race_command(CLI::App& app) {
   auto options = std::make_shared<race::RaceOptions>();
   auto* cmd = app.add_subcommand(
       "race", "Race the unroll factors 0..16 of the hottest (or named) loops and write a profile");
-  cmd->add_option("--build", options->build_command,
-                  "Build command; names the compiler as $LOOPRACE_CC (or adds $LOOPRACE_CFLAGS and "
-                  "$LOOPRACE_LDFLAGS) and puts the program in $LOOPRACE_OUTDIR")
+  cmd->add_option(
+         "--build", options->build_command,
+         "Build command, run in the variant's directory $LOOPRACE_OUTDIR (the sources are in "
+         "$LOOPRACE_SRCDIR, where looprace started); names the compiler as $LOOPRACE_CC "
+         "(or adds $LOOPRACE_CFLAGS and $LOOPRACE_LDFLAGS) and puts the program in "
+         "$LOOPRACE_OUTDIR")
       ->required();
   cmd->add_option("--run", options->run_command,
                   "Run command, e.g. '$LOOPRACE_OUTDIR/prog input.txt'; runs in the current "
@@ -144,11 +147,11 @@ void add_race_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--force", options->force, "Use a store of another program or machine anyway");
   cmd->footer(R"txt(Examples:
-  # race the 3 hottest loops of a make project, 2 builds at a time
-  looprace race --build 'make -B CC="$LOOPRACE_CC" OUT="$LOOPRACE_OUTDIR"' \
+  # race the 3 hottest loops of a make project (builds run in $LOOPRACE_OUTDIR)
+  looprace race --build 'make -B -C "$LOOPRACE_SRCDIR" CC="$LOOPRACE_CC" OUT="$LOOPRACE_OUTDIR"' \
                 --run '$LOOPRACE_OUTDIR/prog input.dat' --hot 3
   # one loop, only a few factors, tighter statistics
-  looprace race --build 'gcc -O2 $LOOPRACE_CFLAGS -o $LOOPRACE_OUTDIR/fir fir.c $LOOPRACE_LDFLAGS' \
+  looprace race --build 'gcc -O2 $LOOPRACE_CFLAGS -o fir "$LOOPRACE_SRCDIR/fir.c" $LOOPRACE_LDFLAGS' \
                 --run '$LOOPRACE_OUTDIR/fir' --loop fir.c:42:19 --factors 0,1,2,4,8 --alpha-lt 0.01
 Running the same command again resumes an interrupted race from the store.)txt");
   cmd->callback([options] {
