@@ -27,6 +27,10 @@ std::string describe_speedup(const nlohmann::json& s) {
     text += fmt::format(" (CI {:.3f}..{:.3f} at {:.0f}%)", s["ci"][0].get<double>(),
                         s["ci"][1].get<double>(), 100 * s.value("confidence", 0.95));
   }
+  if (s.contains("baseline_n")) {
+    text += fmt::format(" from {} and {} runs", s["baseline_n"].get<std::size_t>(),
+                        s["candidate_n"].get<std::size_t>());
+  }
   text += fmt::format(", Speedup-Test verdict: {}", verdict);
   if (s.contains("explanation")) text += " — " + s["explanation"].get<std::string>();
   return text;
@@ -118,6 +122,10 @@ void add_race_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--constant-size", options->plan.constant_size,
                   "Observations per factor of the constant plan (brute force)")
+      ->capture_default_str();
+  cmd->add_option("--confirm", options->confirm,
+                  "Observations of the chosen factor and of factor 0 for the Speedup-Test verdict "
+                  "(extra interleaved runs after the race; 0: only the race's)")
       ->capture_default_str();
   cmd->add_option("--warmup", options->warmup, "Discarded runs per variant before the race")
       ->capture_default_str();

@@ -500,6 +500,32 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
     p.observations = observations;
     report(p);
   });
+
+  // The plan stops as soon as it can decide, often after a handful of observations, but the
+  // Speedup-Test of the chosen factor against factor 0 trusts its t-test only from 30 on. Extra
+  // interleaved rounds of just those two versions, stored and replayed like any other round.
+  const std::size_t chosen_version = decision.chosen;
+  auto out_of_race = [&](std::size_t v) {
+    return std::find(decision.disqualified.begin(), decision.disqualified.end(), v) !=
+           decision.disqualified.end();
+  };
+  if (chosen_version != baseline_version && options_.confirm > 0 &&
+      !out_of_race(baseline_version)) {
+    p.phase = "confirming";
+    report(p);
+    for (;;) {
+      std::vector<std::size_t> pair;
+      for (std::size_t v : {baseline_version, chosen_version}) {
+        if (taken[v].size() < options_.confirm) pair.push_back(v);
+      }
+      if (pair.empty()) break;
+      auto got = recording.round(pair);
+      if (std::any_of(got.begin(), got.end(), [](const auto& o) { return !o.has_value(); })) {
+        outcome.notes.push_back("a confirmation run failed; the speedup uses fewer runs");
+        break;
+      }
+    }
+  }
   outcome.replayed = sampler.replayed();
   outcome.measured = sampler.measured();
 

@@ -28,6 +28,7 @@ struct RaceOptions {
   std::vector<int> factors;  // empty: 0..16 (0 is always raced: it is the baseline arm)
   plans::PlanOptions plan;
   unsigned warmup = 1;         // discarded runs per variant before the race
+  std::size_t confirm = 30;    // observations of chosen and factor 0 for the Speedup-Test
   unsigned hotness_runs = 3;   // runs of the all-instrumented build that rank the loops
   double timeout_seconds = 0;  // per run; 0: 20 x the baseline's wall time, at least 10 s
   bool check_output = true;

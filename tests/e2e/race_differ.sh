@@ -14,6 +14,10 @@ winners=$(sql "select winners from decisions where loop='$id'")
 python3 -c 'import json,sys; w=json.loads(sys.argv[1]); sys.exit(0 if 4 in w and 0 not in w and 2 not in w else 1)' "$winners" ||
   fail "winners $winners should hold 4 and not the slow factors 0 and 2"
 
+# 30 confirmation runs each (--confirm's default) make the Speedup-Test conclusive.
+[ "$(sql "select json_extract(speedup, '$.verdict') from decisions where loop='$id'")" = faster ] ||
+  fail "the Speedup-Test verdict of factor 4 against factor 0 is not 'faster'"
+
 # Deduplication: at -O2 GCC does not unroll by itself, so factor 1's code is factor 0's; both
 # were raced once, under factor 0.
 [ "$(sql "select grp from variants where loop='$id' and factor=1")" = 0 ] || fail "factor 1 not grouped with 0"

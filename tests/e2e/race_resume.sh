@@ -4,7 +4,7 @@
 source "$(dirname "$0")/lib.sh" "$1"
 id=$(loop_id repeat)
 args=(race --build "$build_cmd" --run '$LOOPRACE_OUTDIR/kernel 7 tie' --loop "$id"
-  --store store.db --profile p.profile --epsilon 0.0001 --max-samples 25 --seed 11)
+  --store store.db --profile p.profile --epsilon 0.0001 --max-samples 25 --confirm 0 --seed 11)
 "$looprace" "${args[@]}" >first.out 2>&1 &
 pid=$!
 for _ in $(seq 600); do
