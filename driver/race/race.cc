@@ -147,6 +147,8 @@ void Racer::prepare() {
   }
   facts_ = run::collect_machine_facts(ws_.toolchain.cc, options_.pin_cpu);
 
+  // Bad plan parameters are refused before anything is built.
+  const std::string plan = plans::make_plan(options_.plan)->describe();
   // A profile that does not parse is refused before anything runs: it is never overwritten.
   if (std::filesystem::exists(options_.profile)) profile::read_profile_file(options_.profile);
   // The identity check comes before anything is built, so a wrong --store fails fast.
@@ -172,7 +174,7 @@ void Racer::prepare() {
   }
   facts["baseline_wall_seconds"] = reference_.process.wall_seconds;
   facts["run_timeout_seconds"] = ws_.run_timeout.count() / 1e3;
-  facts["plan"] = plans::make_plan(options_.plan)->describe();
+  facts["plan"] = plan;
   facts["seed"] = options_.seed;
   facts["looprace_version"] = options_.looprace_version;
   facts["layouts"] = options_.layouts;
