@@ -8,7 +8,7 @@ namespace looprace::plans {
 
 struct RaceParameters {
   double alpha_lt = 0.02;
-  double alpha_eq = 0.02;
+  double alpha_eq = 0.05;
   double epsilon = 0.005;
   std::size_t max_samples = 200;
 };
