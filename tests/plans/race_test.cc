@@ -181,6 +181,21 @@ TEST(BlockedRace, NeedsFewerRunsThanTheRaceUnderDrift) {
   EXPECT_LT(blocked_total * 3, race_total);
 }
 
+TEST(Race, LosersAreRecomputedAndMayComeBack) {
+  // Version 2 loses to both others at first; then their times jump, it is no longer beaten and
+  // comes back into the race (the paper's race keeps no memory of losers).
+  ScriptedSampler sampler({{10, 10.2, 30, 30, 30, 30, 30, 30},
+                           {10.1, 10.3, 30, 30, 30, 30, 30, 30},
+                           {12, 12.2, 12, 12.1, 12, 12.1, 12, 12.1}});
+  const Decision d = RacePlan({0.02, 0.05, 0.005, 8}).run(3, sampler);
+  ASSERT_GE(d.rounds.size(), 4u);
+  EXPECT_EQ(d.rounds[2].losers, std::vector<std::size_t>{2});  // round 3 ran without it
+  EXPECT_EQ(d.rounds[2].sampled, (std::vector<std::size_t>{0, 1}));
+  EXPECT_NE(std::find(d.rounds[3].sampled.begin(), d.rounds[3].sampled.end(), 2u),
+            d.rounds[3].sampled.end());
+  EXPECT_EQ(d.chosen, 2u);
+}
+
 TEST(Race, DescribesItsParameters) {
   EXPECT_EQ(RacePlan({0.02, 0.05, 0.005, 100}).describe(),
             "race(alpha_lt=0.02,alpha_eq=0.05,eps=0.005,cap=100)");
