@@ -390,6 +390,7 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
   };
 
   LiveSampler::Recorded recorded(reps.size());
+  std::map<std::size_t, std::string> disqualified;  // version -> reason
   for (const auto& r : stored_runs) {
     auto v = version_of.find(r.group);
     if (v == version_of.end()) continue;  // raced with other --factors: not this race's data
@@ -397,10 +398,12 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
     for (const auto& o : r.observations) {
       if (o.loop_id == loop.id && r.ok) cycles = static_cast<double>(o.cycles);
     }
-    recorded[v->second].push_back(r.ok ? cycles : std::nullopt);
+    recorded[v->second].push_back(cycles);
+    if (!cycles) {  // out for good, as in the stored race
+      disqualified.emplace(v->second,
+                           r.ok ? "no observation of the loop in a stored run" : r.reason);
+    }
   }
-
-  std::map<std::size_t, std::string> disqualified;  // version -> reason
   std::size_t observations = 0;
   auto take = [&](std::size_t version, std::size_t round,
                   store::RunKind kind) -> std::optional<double> {
@@ -563,7 +566,7 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
   }
   d.disqualified = nlohmann::json::object();
   for (std::size_t v : decision.disqualified) {
-    std::string reason = disqualified.count(v) ? disqualified[v] : "disqualified in a stored run";
+    const std::string& reason = disqualified.at(v);
     for (int f : factors) {
       if (groups.group_of[static_cast<std::size_t>(f)] == reps[v]) {
         d.disqualified[std::to_string(f)] = reason;
