@@ -27,9 +27,15 @@ void FactorVerifier::note_rtl_locations(function* fun) {
   rtl_places_.clear();
   if (!loops_for_fn(fun)) return;
   for (class loop* loop : loops_list(fun, 0)) {
+    // get_loop_location computes and caches the loop's iv description, restricting dataflow
+    // to the loop: drop what it cached and restore dataflow, so the unroller starts from the
+    // state it would see without us (otherwise later passes work on stale dataflow).
+    bool had_description = simple_loop_desc(loop) != nullptr;
     expanded_location where = expand_location(get_loop_location(loop).get_location_t());
+    if (!had_description) free_simple_loop_desc(loop);
     rtl_places_[loop->num] = {where.file ? where.file : "", where.line, where.column};
   }
+  iv_analysis_done();
 }
 
 std::vector<std::size_t> FactorVerifier::expectations_of(function* fun, class loop* loop) const {
@@ -56,7 +62,9 @@ void FactorVerifier::observe_rtl_loops(function* fun) {
     if (observation.decision != LPT_NONE) observation.copies = loop->lpt_decision.times + 1;
     observation.innermost = loop->inner == nullptr;
     observation.cold = optimize_loop_for_size_p(loop) != OPTIMIZE_SIZE_NO;
-    class niter_desc* desc = get_simple_loop_desc(loop);
+    // Only what the unroller cached: computing a description here would leave dataflow
+    // restricted to this loop for the passes after us.
+    class niter_desc* desc = simple_loop_desc(loop);
     if (desc && desc->simple_p && desc->const_iter)
       observation.constant_niter = static_cast<long long>(desc->niter);
     for (std::size_t index : expectations) expected_[index].observations.push_back(observation);
