@@ -276,16 +276,19 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
   struct Build {
     int factor;
     unsigned layout;
-    std::filesystem::path dir;
+    std::filesystem::path dir, verify;
   };
   std::vector<Build> builds;
   std::vector<build::BuildJob> jobs;
   for (int f : factors) {
     for (unsigned j = 0; j < layouts; ++j) {
-      Build b{f, j, build::variant_dir(ws_.workdir, loop.id, f, layout_seeds[j])};
+      Build b{f, j, build::variant_dir(ws_.workdir, loop.id, f, layout_seeds[j]), {}};
+      b.verify = b.dir.string() + ".verify.jsonl";
+      std::filesystem::remove(b.verify);
       build::VariantSpec spec;
       spec.unroll = {{loop.id, f}};
       spec.instrument = {loop.id};
+      spec.verify = b.verify;  // the verify pass only observes: the code stays the same
       spec.layout_seed = layout_seeds[j];
       // Per-build padding changes every object, so only unpadded variants reuse the baseline.
       if (layout_seeds[j] || !build::prepare_incremental(b.dir, baseline_.dir, loop.id)) {
@@ -294,20 +297,6 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
       jobs.push_back(build_job(ws_, spec, b.dir, fmt::format("factor {} of loop {}", f, label)));
       builds.push_back(std::move(b));
     }
-  }
-  // The verify records come from a build of their own: the measured binary is compiled exactly
-  // like a later build with the profile, without the plugin's verify pass.
-  std::map<int, std::filesystem::path> verify_files;
-  for (int f : factors) {
-    std::filesystem::path dir = build::variant_dir(ws_.workdir / "verify", loop.id, f);
-    verify_files[f] = dir.string() + ".verify.jsonl";
-    std::filesystem::remove(verify_files[f]);
-    build::VariantSpec spec;
-    spec.unroll = {{loop.id, f}};
-    spec.instrument = {loop.id};
-    spec.verify = verify_files[f];
-    if (!build::prepare_incremental(dir, baseline_.dir, loop.id)) build::prepare_fresh(dir);
-    jobs.push_back(build_job(ws_, spec, dir, fmt::format("verify factor {} of loop {}", f, label)));
   }
   auto results = build::run_builds(jobs, ws_.jobs);
 
@@ -336,7 +325,7 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
         v.code_hash = code.digest;
         keys[b.factor] += code.digest + ";";
       }
-      auto verify = build::read_verify_file(verify_files[b.factor]);
+      auto verify = build::read_verify_file(b.verify);
       if (auto it = verify.find(loop.id); it != verify.end()) {
         if (it->second.applied >= 0) v.applied = it->second.applied;  // -1: not found in RTL
         v.how = it->second.how;
