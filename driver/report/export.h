@@ -1,0 +1,24 @@
+// The heuristic-training dataset: one row per loop with the plugin's features, per-factor mean,
+// interval and samples, the winner set, the chosen factor and GCC's default choice. The JSON row
+// is the one source; CSV flattens it, so both formats always agree.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "report/model.h"
+
+namespace looprace::report {
+
+nlohmann::json loop_row(const LoopReport& loop, double confidence);
+// One JSON object per line, per loop.
+std::string export_jsonl(const Report& report);
+// Header + one line per loop. Feature columns are `feature_<name>` over the union of the loops'
+// features (sorted); per factor F: mean_F, ci_low_F, ci_high_F, samples_F, status_F. Lists
+// (winners, default_same_code_as) are space-separated. Empty cell = unknown.
+std::string export_csv(const Report& report);
+// RFC 4180 quoting: fields with a comma, quote or line break are quoted, quotes doubled.
+std::string csv_field(const std::string& text);
+
+}  // namespace looprace::report

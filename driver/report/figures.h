@@ -1,0 +1,42 @@
+// Numbers every renderer shows, derived once from the raw model through driver/stats: per factor
+// the geometric mean cycles and its confidence interval (computed in log space, as the race
+// decides), the samples and a status; per loop the Speedup-Test of the chosen factor against
+// GCC's default (factor 0).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/model.h"
+#include "stats/speedup_test.h"
+
+namespace looprace::report {
+
+enum class FactorStatus { chosen, winner, eliminated, disqualified, undecided };
+const char* status_name(FactorStatus status);  // "chosen", "winner", ...
+
+struct FactorFigures {
+  int factor = 0;
+  int code_group = 0;  // observations come from this factor (see FactorResult)
+  std::size_t samples = 0;
+  std::optional<double> mean;  // geometric mean of the cycles; none without observations
+  std::optional<stats::Interval> interval;  // of the geometric mean; needs 2 observations
+  FactorStatus status = FactorStatus::undecided;
+  std::string note;  // "same code as 4", the disqualification reason, ...
+};
+
+struct LoopFigures {
+  std::vector<FactorFigures> factors;               // index == factor
+  std::optional<stats::SpeedupTestResult> speedup;  // chosen vs factor 0
+  std::string speedup_note;  // why there is no Speedup-Test, when there is none
+  // Factors whose code is identical to GCC's default (factor 0), besides 0 itself.
+  std::vector<int> default_equivalents;
+};
+
+LoopFigures derive_figures(const LoopReport& loop, double confidence);
+
+// Cycles for people: "812", "12.35k", "1.235M", "2.100G".
+std::string format_cycles(double cycles);
+
+}  // namespace looprace::report

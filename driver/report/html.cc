@@ -1,0 +1,280 @@
+#include "report/html.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "report/figures.h"
+#include "report/svg_chart.h"
+
+namespace looprace::report {
+namespace {
+
+using svg::escape_xml;
+
+constexpr const char* kStyle = R"css(
+body { font-family: sans-serif; margin: 24px auto; max-width: 1100px; color: #222; }
+h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 0; }
+section.loop { border: 1px solid #ccc; border-radius: 6px; padding: 16px; margin: 24px 0; }
+table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
+th, td { padding: 3px 10px; text-align: right; border-bottom: 1px solid #eee; }
+th { background: #f4f4f4; } td.left, th.left { text-align: left; }
+tr.chosen td { background: #fff1e0; font-weight: bold; } tr.winner td { background: #e8f1fa; }
+tr.disqualified td { color: #b00020; }
+.warning { background: #fff4d6; border-left: 4px solid #e6a700; padding: 6px 10px; margin: 6px 0; }
+.verdict { background: #eef7ee; border-left: 4px solid #009e73; padding: 8px 12px; margin: 10px 0; }
+.charts { display: flex; flex-wrap: wrap; gap: 12px; }
+code { background: #f4f4f4; padding: 1px 4px; }
+)css";
+
+const char* kChosen = "#D55E00";
+const char* kWinner = "#0072B2";
+const char* kOther = "#999999";
+const char* kDisqualified = "#B00020";
+
+std::vector<std::pair<double, std::string>> factor_ticks(const LoopFigures& figures) {
+  std::vector<std::pair<double, std::string>> ticks;
+  for (const FactorFigures& f : figures.factors)
+    ticks.emplace_back(f.factor, f.factor == 0 ? "gcc" : std::to_string(f.factor));
+  return ticks;
+}
+
+svg::Series markers(std::string name, const char* color, svg::Marker marker) {
+  svg::Series s;
+  s.name = std::move(name);
+  s.color = color;
+  s.line = false;
+  s.marker = marker;
+  return s;
+}
+
+std::string means_chart(const LoopFigures& figures, double confidence) {
+  svg::Chart chart;
+  chart.title = fmt::format("Mean cycles per run with {:.0f}% interval", 100 * confidence);
+  chart.width = 520;
+  chart.height = 320;
+  chart.x.label = "unroll factor";
+  chart.x.min = -0.5;
+  chart.x.max = kMaxFactor + 0.5;
+  chart.x.ticks = factor_ticks(figures);
+  chart.y.label = "cycles (geometric mean)";
+  svg::Series chosen = markers("chosen", kChosen, svg::Marker::diamond);
+  svg::Series winners = markers("tied best", kWinner, svg::Marker::circle);
+  svg::Series others = markers("eliminated / undecided", kOther, svg::Marker::circle);
+  svg::Series disqualified = markers("disqualified", kDisqualified, svg::Marker::cross);
+  for (const FactorFigures& f : figures.factors) {
+    if (!f.mean) continue;
+    svg::Point p;
+    p.x = f.factor;
+    p.y = *f.mean;
+    if (f.interval) {
+      p.y_low = f.interval->lower;
+      p.y_high = f.interval->upper;
+    }
+    switch (f.status) {
+      case FactorStatus::chosen:
+        chosen.points.push_back(p);
+        break;
+      case FactorStatus::winner:
+        winners.points.push_back(p);
+        break;
+      case FactorStatus::disqualified:
+        disqualified.points.push_back(p);
+        break;
+      default:
+        others.points.push_back(p);
+    }
+  }
+  for (svg::Series* s : {&others, &winners, &chosen, &disqualified})
+    if (!s->points.empty()) chart.series.push_back(*s);
+  if (!figures.factors.empty() && figures.factors.front().mean) {
+    svg::ReferenceLine baseline;
+    baseline.value = *figures.factors.front().mean;
+    baseline.label = "GCC default";
+    chart.references.push_back(baseline);
+  }
+  return chart.render();
+}
+
+std::string samples_chart(const LoopFigures& figures) {
+  svg::Chart chart;
+  chart.title = "Observations per factor";
+  chart.width = 520;
+  chart.height = 320;
+  chart.legend = false;
+  chart.x.label = "unroll factor";
+  chart.x.min = -0.5;
+  chart.x.max = kMaxFactor + 0.5;
+  chart.x.ticks = factor_ticks(figures);
+  chart.y.label = "program runs";
+  svg::Series bars;
+  bars.bars = true;
+  bars.line = false;
+  bars.marker = svg::Marker::none;
+  bars.color = kWinner;
+  for (const FactorFigures& f : figures.factors) {
+    // Factors sharing code were observed once, under their group: draw the group's bar only.
+    if (f.code_group != f.factor) continue;
+    svg::Point p;
+    p.x = f.factor;
+    p.y = static_cast<double>(f.samples);
+    bars.points.push_back(p);
+  }
+  chart.series.push_back(bars);
+  return chart.render();
+}
+
+// Survivors per round, and for every factor the rounds it was still in the race.
+std::string rounds_chart(const plans::Decision& decision) {
+  svg::Chart chart;
+  chart.title = "Elimination rounds: factors in the race after each round";
+  chart.width = 1084;
+  chart.height = 340;
+  chart.x.label = "round";
+  chart.y.label = "unroll factor";
+  chart.y.min = -0.5;
+  chart.y.max = kMaxFactor + 0.5;
+  for (int f = 0; f <= kMaxFactor; f += 2)
+    chart.y.ticks.emplace_back(f, f == 0 ? "gcc" : std::to_string(f));
+  svg::Series in = markers("in the race", kWinner, svg::Marker::square);
+  svg::Series out = markers("eliminated this round", kDisqualified, svg::Marker::cross);
+  svg::Series count;
+  count.name = "survivors (count)";
+  count.color = kChosen;
+  count.marker = svg::Marker::none;
+  for (const plans::RoundTrace& r : decision.rounds) {
+    for (std::size_t f : r.survivors) {
+      svg::Point p;
+      p.x = static_cast<double>(r.round);
+      p.y = static_cast<double>(f);
+      in.points.push_back(p);
+    }
+    for (std::size_t f : r.losers) {
+      svg::Point p;
+      p.x = static_cast<double>(r.round);
+      p.y = static_cast<double>(f);
+      out.points.push_back(p);
+    }
+    svg::Point c;
+    c.x = static_cast<double>(r.round);
+    c.y = static_cast<double>(r.survivors.size());
+    count.points.push_back(c);
+  }
+  chart.series = {in, out, count};
+  return chart.render();
+}
+
+std::string factor_table(const LoopReport& loop, const LoopFigures& figures, double confidence) {
+  std::string out = fmt::format(
+      "<table><tr><th>factor</th><th>applied</th><th>mean cycles</th><th>{:.0f}% interval</th>"
+      "<th>samples</th><th class=\"left\">status</th></tr>\n",
+      100 * confidence);
+  for (std::size_t i = 0; i < figures.factors.size(); ++i) {
+    const FactorFigures& f = figures.factors[i];
+    const FactorResult& raw = loop.factors[i];
+    std::string status = status_name(f.status);
+    if (!f.note.empty()) status += " — " + f.note;
+    out += fmt::format(
+        "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td "
+        "class=\"left\">{}</td></tr>\n",
+        f.status == FactorStatus::undecided ? "undecided" : status_name(f.status),
+        f.factor == 0 ? "0 (gcc)" : std::to_string(f.factor),
+        raw.applied ? std::to_string(*raw.applied) +
+                          (raw.applied_how.empty() ? "" : " (" + escape_xml(raw.applied_how) + ")")
+                    : "?",
+        f.mean ? format_cycles(*f.mean) : "–",
+        f.interval ? format_cycles(f.interval->lower) + " – " + format_cycles(f.interval->upper)
+                   : "–",
+        f.samples, escape_xml(status));
+  }
+  return out + "</table>\n";
+}
+
+void render_loop(std::string& out, const LoopReport& loop, std::size_t index, std::size_t count,
+                 double confidence) {
+  LoopFigures figures = derive_figures(loop, confidence);
+  out += fmt::format("<section class=\"loop\" id=\"loop-{}\">\n", escape_xml(loop.id));
+  out +=
+      fmt::format("<h2>Loop {}/{}: <code>{}</code> {} in <code>{}</code></h2>\n", index + 1, count,
+                  escape_xml(loop.location), escape_xml(loop.id), escape_xml(loop.function));
+  out += fmt::format("<p>Position {} in its function", escape_xml(loop.position));
+  if (loop.hotness_share)
+    out += fmt::format("; {:.1f}% of the program's cycles", 100 * *loop.hotness_share);
+  if (!loop.plan.empty()) out += fmt::format("; plan <code>{}</code>", escape_xml(loop.plan));
+  out += ".</p>\n";
+  for (const std::string& w : loop.warnings)
+    out += fmt::format("<div class=\"warning\">Warning: {}</div>\n", escape_xml(w));
+
+  out += "<div class=\"verdict\">";
+  if (!loop.decision) {
+    out +=
+        "No decision: the race did not finish. Run <code>looprace race</code> again to resume it.";
+  } else {
+    const plans::Decision& d = *loop.decision;
+    std::string winners;
+    for (std::size_t w : d.winners) winners += (winners.empty() ? "" : ", ") + std::to_string(w);
+    out += fmt::format("<strong>Chosen factor: {}</strong> (tied best: {}) after {} rounds{}.",
+                       d.chosen, winners, d.rounds.size(),
+                       d.cap_hit ? ", stopped by the sample cap (not statistically settled)" : "");
+    if (figures.speedup) {
+      const auto& s = *figures.speedup;
+      out += fmt::format(
+          "<br/>Speedup against GCC's default: <strong>{:.3f}</strong> (median), {:.0f}% "
+          "interval {:.3f} – {:.3f}; Speedup-Test verdict: <strong>{}</strong>. {}",
+          s.median_speedup, 100 * s.confidence, s.speedup_interval.lower, s.speedup_interval.upper,
+          stats::verdict_name(s.verdict), escape_xml(s.explanation));
+    } else {
+      out += fmt::format("<br/>No speedup against GCC's default: {}.",
+                         escape_xml(figures.speedup_note));
+    }
+  }
+  if (!figures.default_equivalents.empty()) {
+    std::string same;
+    for (int f : figures.default_equivalents)
+      same += (same.empty() ? "" : ", ") + std::to_string(f);
+    out += fmt::format("<br/>GCC's default produced the same code as factor {}.", same);
+  }
+  out += "</div>\n<div class=\"charts\">\n";
+  out += means_chart(figures, confidence);
+  out += samples_chart(figures);
+  if (loop.decision && !loop.decision->rounds.empty()) out += rounds_chart(*loop.decision);
+  out += "</div>\n";
+  out += factor_table(loop, figures, confidence);
+  out += "</section>\n";
+}
+
+}  // namespace
+
+std::string render_html(const Report& report) {
+  const RunContext& c = report.context;
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+      "<title>looprace report</title>\n<style>";
+  out += kStyle;
+  out += "</style>\n</head>\n<body>\n<h1>looprace report</h1>\n<table>\n";
+  auto fact = [&](const std::string& name, const std::string& value) {
+    if (!value.empty())
+      out += fmt::format("<tr><th class=\"left\">{}</th><td class=\"left\">{}</td></tr>\n",
+                         escape_xml(name), escape_xml(value));
+  };
+  fact("build", c.build_command);
+  fact("run", c.run_command);
+  fact("looprace", c.looprace_version);
+  fact("GCC", c.gcc_version);
+  fact("CPU", c.cpu_model);
+  if (c.tsc_hz > 0) fact("TSC", fmt::format("{:.3f} GHz", c.tsc_hz / 1e9));
+  if (c.probe_overhead_cycles > 0)
+    fact("probe overhead", fmt::format("{:.0f} cycles", c.probe_overhead_cycles));
+  fact("started", c.started);
+  for (const auto& [name, value] : c.facts) fact(name, value);
+  out += "</table>\n";
+  for (const std::string& w : c.warnings)
+    out += fmt::format("<div class=\"warning\">Warning: {}</div>\n", escape_xml(w));
+  if (report.loops.empty()) out += "<p>No raced loops in this store.</p>\n";
+  for (std::size_t i = 0; i < report.loops.size(); ++i)
+    render_loop(out, report.loops[i], i, report.loops.size(), report.confidence);
+  out += "</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace looprace::report
