@@ -13,5 +13,7 @@ void add_apply_command(CLI::App& app);
 void add_merge_command(CLI::App& app);
 void add_replay_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
+void add_report_command(CLI::App& app);
+void add_export_command(CLI::App& app);
 
 }  // namespace looprace::cli

@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   looprace::cli::add_merge_command(app);
   looprace::cli::add_replay_command(app);
   looprace::cli::add_compare_command(app);
+  looprace::cli::add_report_command(app);
+  looprace::cli::add_export_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,53 @@
+// `looprace export`: the heuristic-training dataset of a store, one row per loop.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+
+#include "cli/commands.h"
+#include "report/export.h"
+#include "store/report_loader.h"
+
+namespace looprace::cli {
+namespace {
+
+struct ExportOptions {
+  std::filesystem::path store;
+  std::string format = "csv";
+  std::filesystem::path output;
+};
+
+}  // namespace
+
+void add_export_command(CLI::App& app) {
+  auto options = std::make_shared<ExportOptions>();
+  auto* cmd = app.add_subcommand(
+      "export",
+      "Write the training dataset: loop features, per-factor results, winner set, GCC's default");
+  cmd->add_option("--store", options->store, "The SQLite store written by `looprace race`")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--format", options->format, "csv or jsonl")
+      ->check(CLI::IsMember({"csv", "jsonl"}));
+  cmd->add_option("-o,--output", options->output, "Write here instead of standard output");
+  cmd->footer(R"txt(Examples:
+  looprace export --store looprace.db --format csv -o loops.csv
+  looprace export --store looprace.db --format jsonl | jq .winners)txt");
+  cmd->callback([options] {
+    store::Store db = store::Store::open(options->store, /*create=*/false);
+    report::Report rep = store::load_report(db);
+    std::string text =
+        options->format == "csv" ? report::export_csv(rep) : report::export_jsonl(rep);
+    if (options->output.empty()) {
+      std::fputs(text.c_str(), stdout);
+      return;
+    }
+    std::ofstream out(options->output, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + options->output.string());
+  });
+}
+
+}  // namespace looprace::cli
