@@ -1,0 +1,166 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "report/export.h"
+#include "report/figures.h"
+#include "report/html.h"
+#include "report/text.h"
+#include "sample_model.h"
+#include "xml_check.h"
+
+namespace looprace::report {
+namespace {
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Splits one CSV line honoring quotes (RFC 4180).
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      cells.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      cells.emplace_back();
+    } else {
+      cells.back() += c;
+    }
+  }
+  return cells;
+}
+
+class Renderers : public ::testing::Test {
+ protected:
+  Report report = testing::sample_report();
+};
+
+TEST_F(Renderers, FiguresFollowTheDecision) {
+  const LoopReport& loop = report.loops[0];
+  LoopFigures figures = derive_figures(loop, report.confidence);
+  ASSERT_EQ(figures.factors.size(), 17u);
+  EXPECT_EQ(figures.factors[loop.decision->chosen].status, FactorStatus::chosen);
+  EXPECT_EQ(figures.factors[13].status, FactorStatus::disqualified);
+  EXPECT_EQ(figures.factors[9].note, "same code as 8");
+  EXPECT_EQ(figures.factors[9].samples, figures.factors[8].samples);
+  ASSERT_TRUE(figures.speedup.has_value());
+  // Geometric mean inside its own interval.
+  for (const FactorFigures& f : figures.factors)
+    if (f.interval) {
+      EXPECT_LE(f.interval->lower, *f.mean);
+      EXPECT_GE(f.interval->upper, *f.mean);
+    }
+  LoopFigures unfinished = derive_figures(report.loops[2], report.confidence);
+  EXPECT_FALSE(unfinished.speedup.has_value());
+  EXPECT_EQ(unfinished.speedup_note, "the race did not finish");
+}
+
+TEST_F(Renderers, TextNamesChosenFactorVerdictAndWarnings) {
+  std::string text = render_text(report);
+  const plans::Decision& d = *report.loops[0].decision;
+  EXPECT_NE(text.find("Chosen: factor " + std::to_string(d.chosen)), std::string::npos);
+  LoopFigures figures = derive_figures(report.loops[0], report.confidence);
+  EXPECT_NE(text.find(stats::verdict_name(figures.speedup->verdict)), std::string::npos);
+  EXPECT_NE(text.find("Warning: the machine was loaded"), std::string::npos);
+  EXPECT_NE(text.find("Warning: factor 16 was not applied"), std::string::npos);
+  EXPECT_NE(text.find("the race did not finish"), std::string::npos);
+  EXPECT_NE(text.find("disqualified (output differs from the baseline)"), std::string::npos);
+  EXPECT_EQ(count(text, "\nLoop "), 3u);
+}
+
+TEST_F(Renderers, HtmlIsWellFormedSelfContainedWithOneSectionPerLoop) {
+  std::string html = render_html(report);
+  EXPECT_EQ(testing::xml_problem(html), "");
+  EXPECT_EQ(count(html, "<section class=\"loop\""), report.loops.size());
+  // No network: the only URL is the SVG namespace, never fetched.
+  std::string without_namespace = html;
+  for (std::size_t at;
+       (at = without_namespace.find("http://www.w3.org/2000/svg")) != std::string::npos;)
+    without_namespace.erase(at, 26);
+  EXPECT_EQ(without_namespace.find("http:"), std::string::npos);
+  EXPECT_EQ(without_namespace.find("https:"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  // Markup in user text is escaped.
+  EXPECT_NE(html.find("kernel_&lt;int&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("kernel_<int>"), std::string::npos);
+  // Two finished loops have a rounds chart; the interrupted one does not.
+  EXPECT_EQ(count(html, "<title>Elimination rounds"), 2u);
+  EXPECT_NE(html.find("Speedup-Test verdict"), std::string::npos);
+}
+
+TEST_F(Renderers, EmptyReportRenders) {
+  Report empty;
+  EXPECT_EQ(testing::xml_problem(render_html(empty)), "");
+  EXPECT_NE(render_text(empty).find("No raced loops"), std::string::npos);
+  EXPECT_EQ(export_jsonl(empty), "");
+}
+
+TEST_F(Renderers, CsvHasOneRowPerLoopWithConsistentColumns) {
+  std::string csv = export_csv(report);
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header = csv_cells(line);
+  EXPECT_EQ(header[0], "id");
+  auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  ASSERT_LT(column("feature_stmts"), header.size());
+  ASSERT_LT(column("mean_16"), header.size());
+  ASSERT_LT(column("winners"), header.size());
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(in, line)) rows.push_back(csv_cells(line));
+  ASSERT_EQ(rows.size(), 3u);
+  for (const auto& row : rows) EXPECT_EQ(row.size(), header.size());
+  // The function name holds a comma and quotes: quoted and doubled, read back intact.
+  EXPECT_EQ(rows[0][column("function")], "kernel_<int>, \"quoted\"");
+  EXPECT_EQ(rows[0][column("chosen")], std::to_string(report.loops[0].decision->chosen));
+  EXPECT_EQ(rows[0][column("status_13")], "disqualified");
+  EXPECT_EQ(rows[0][column("feature_stmts")], "17");
+  EXPECT_EQ(rows[2][column("chosen")], "");  // unfinished race: unknown, not zero
+}
+
+TEST_F(Renderers, JsonlRowsParseAndCarryTheDataset) {
+  std::istringstream in(export_jsonl(report));
+  std::string line;
+  std::vector<nlohmann::json> rows;
+  while (std::getline(in, line)) rows.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(rows.size(), 3u);
+  const nlohmann::json& first = rows[0];
+  EXPECT_EQ(first["id"], "1a2b3c4d5e6f7081");
+  EXPECT_EQ(first["features"]["stmts"], 17);
+  EXPECT_EQ(first["factors"].size(), 17u);
+  EXPECT_EQ(first["winners"], nlohmann::json(report.loops[0].decision->winners));
+  EXPECT_EQ(first["gcc_default"]["factor"], 0);
+  EXPECT_EQ(first["gcc_default"]["applied"], 4);
+  EXPECT_TRUE(first["speedup"].contains("verdict"));
+  EXPECT_TRUE(rows[2]["chosen"].is_null());
+}
+
+TEST(CsvField, QuotesOnlyWhenNeeded) {
+  EXPECT_EQ(csv_field("plain"), "plain");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+}
+
+TEST(FormatCycles, ReadableMagnitudes) {
+  EXPECT_EQ(format_cycles(812), "812");
+  EXPECT_EQ(format_cycles(12345), "12.35k");
+  EXPECT_EQ(format_cycles(1234567), "1.235M");
+  EXPECT_EQ(format_cycles(2.1e9), "2.100G");
+}
+
+}  // namespace
+}  // namespace looprace::report
