@@ -84,12 +84,15 @@ SpeedupTestResult speedup_test(const std::vector<double>& baseline,
   r.baseline_median = median(baseline);
   r.candidate_median = median(candidate);
   r.median_speedup = r.baseline_median / r.candidate_median;
+  r.mean_speedup = r.baseline_mean / r.candidate_mean;
 
   const TTest two_sided = welch_t_test(base, cand, Alternative::two_sided, confidence);
   r.difference = two_sided.interval;
   r.welch_df = two_sided.df;
-  r.p_faster = welch_t_test(base, cand, Alternative::greater, confidence).p_value;
-  r.p_slower = welch_t_test(base, cand, Alternative::less, confidence).p_value;
+  const TTest faster = welch_t_test(base, cand, Alternative::greater, confidence);
+  const TTest slower = welch_t_test(base, cand, Alternative::less, confidence);
+  r.p_faster = faster.p_value;
+  r.p_slower = slower.p_value;
   const Interval log_ratio =
       welch_t_test(log_base, log_cand, Alternative::two_sided, confidence).interval;
   r.speedup_interval = {std::exp(log_ratio.lower), std::exp(log_ratio.upper)};
@@ -109,22 +112,24 @@ SpeedupTestResult speedup_test(const std::vector<double>& baseline,
         kLargeSample);
   } else if (r.p_faster < alpha) {
     r.verdict = Verdict::faster;
+    r.bound = faster.interval.lower;
     r.explanation = fmt::format(
-        "The candidate is faster at {}% confidence: median speedup {:.3f}x, mean time saved "
-        "between {:.4g} and {:.4g}.",
-        percent, r.median_speedup, r.difference.lower, r.difference.upper);
+        "The candidate is faster at {}% confidence (one-sided Welch test on mean times): mean "
+        "speedup {:.3f}x, mean time saved at least {:.4g} per run (median speedup {:.3f}x).",
+        percent, r.mean_speedup, r.bound, r.median_speedup);
   } else if (r.p_slower < alpha) {
     r.verdict = Verdict::slower;
+    r.bound = -slower.interval.upper;
     r.explanation = fmt::format(
-        "The candidate is slower at {}% confidence: median speedup {:.3f}x, mean time lost "
-        "between {:.4g} and {:.4g}.",
-        percent, r.median_speedup, -r.difference.upper, -r.difference.lower);
+        "The candidate is slower at {}% confidence (one-sided Welch test on mean times): mean "
+        "speedup {:.3f}x, mean time lost at least {:.4g} per run (median speedup {:.3f}x).",
+        percent, r.mean_speedup, r.bound, r.median_speedup);
   } else {
     r.verdict = Verdict::no_difference;
     r.explanation = fmt::format(
-        "No significant difference at {}% confidence (median speedup {:.3f}x, but the interval "
-        "of the mean difference {:.4g} to {:.4g} contains 0).",
-        percent, r.median_speedup, r.difference.lower, r.difference.upper);
+        "No significant difference at {}% confidence: mean speedup {:.3f}x, the interval of the "
+        "mean difference {:.4g} to {:.4g} contains 0 (median speedup {:.3f}x).",
+        percent, r.mean_speedup, r.difference.lower, r.difference.upper, r.median_speedup);
   }
   return r;
 }

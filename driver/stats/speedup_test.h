@@ -31,6 +31,8 @@ struct SpeedupTestResult {
   double baseline_median = 0.0, candidate_median = 0.0;
   // median(baseline) / median(candidate): > 1 means the candidate is faster (the paper's speedup).
   double median_speedup = 1.0;
+  // mean(baseline) / mean(candidate): the speedup the Welch verdict is about.
+  double mean_speedup = 1.0;
   // Two-sided Welch interval at `confidence` of mean(baseline) - mean(candidate) (time units).
   Interval difference;
   // Welch interval at `confidence` of the ratio of geometric means baseline / candidate (Welch
@@ -39,6 +41,10 @@ struct SpeedupTestResult {
   double welch_df = 0.0;
   double p_faster = 1.0;  // one-sided p-value of "candidate mean < baseline mean"
   double p_slower = 1.0;  // one-sided p-value of "candidate mean > baseline mean"
+  // One-sided bound at `confidence` on the mean time the verdict's direction saves (faster) or
+  // loses (slower); 0 for the other verdicts. Consistent with the one-sided verdict, unlike the
+  // two-sided `difference`.
+  double bound = 0.0;
   // Shapiro–Wilk of each sample, computed when that sample has 3 <= n < 30 and is not constant.
   std::optional<ShapiroWilk> baseline_normality, candidate_normality;
   Verdict verdict = Verdict::no_difference;

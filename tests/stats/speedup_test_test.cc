@@ -25,8 +25,15 @@ TEST(SpeedupTest, PaperExampleIsFasterAt95ButNotAt99) {
   EXPECT_NEAR(at95.median_speedup, 2.046 / 1.046, 1e-12);
   EXPECT_NEAR(at95.baseline_median, 2.046, 1e-12);
   EXPECT_NE(at95.explanation.find("faster at 95% confidence"), std::string::npos);
+  // The verdict's own one-sided bound (R: t.test(T1, T2, alternative = "greater")$conf.int[1]),
+  // and the mean speedup it is about, so the words never contradict the test.
+  EXPECT_NEAR(at95.bound, 0.341463175040261, 1e-10);
+  EXPECT_NEAR(at95.mean_speedup, (10.225 / 5) / (5.225 / 5), 1e-12);
   EXPECT_EQ(speedup_test(kT1, kT2, 0.99).verdict, Verdict::no_difference);
-  EXPECT_EQ(speedup_test(kT2, kT1, 0.95).verdict, Verdict::slower);
+  const SpeedupTestResult reversed = speedup_test(kT2, kT1, 0.95);
+  EXPECT_EQ(reversed.verdict, Verdict::slower);
+  EXPECT_NEAR(reversed.bound, 0.341463175040261, 1e-10);  // time lost, at least
+  EXPECT_LT(reversed.mean_speedup, 1.0);
 }
 
 TEST(SpeedupTest, SpeedupIntervalIsWelchOnLogs) {
