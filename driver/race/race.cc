@@ -33,15 +33,6 @@ std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
 
 std::uint64_t id_number(const std::string& id) { return std::stoull(id, nullptr, 16); }
 
-std::string utc_now() {
-  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 int exit_status_of(const run::ProcessResult& p) {
   switch (p.ending) {
     case run::Ending::exited:
@@ -580,7 +571,7 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
     d.speedup = {{"verdict", "needs-more-runs"},
                  {"explanation", "fewer than 2 observations of the baseline or the chosen factor"}};
   }
-  d.decided_at = utc_now();
+  d.decided_at = store::utc_now();
   store_->put_decision(program_, d);
   return outcome;
 }
@@ -615,7 +606,7 @@ void Racer::write_profile(const LoopOutcome& o) {
   if (d.cap_hit) e.evidence.emplace_back("cap", "hit");
   std::vector<std::string> header = {
       fmt::format("looprace: {}   gcc: {}   cpu: {}   date: {}", options_.looprace_version,
-                  facts_.compiler, facts_.cpu_model, utc_now()),
+                  facts_.compiler, facts_.cpu_model, store::utc_now()),
       "program: " + options_.build_command, "run: " + options_.run_command, "plan: " + d.plan,
       "id               location          function    pos  factor  evidence"};
   profile::update_profile_file(options_.profile, {e}, header);

@@ -145,15 +145,6 @@ class Transaction {
   bool done_ = false;
 };
 
-std::string utc_now() {
-  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // A random 128-bit id: what makes a run or session unique across merged stores.
 std::string unique_id() {
   static thread_local std::mt19937_64 gen{std::random_device{}()};
@@ -198,6 +189,15 @@ constexpr const char* kDecisionColumns =
     "decided_at";
 
 }  // namespace
+
+std::string utc_now() {
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
 
 std::string to_string(RunKind kind) {
   switch (kind) {

@@ -17,6 +17,9 @@
 
 namespace looprace::store {
 
+// The current time as ISO 8601 UTC, the form every timestamp in the store takes.
+std::string utc_now();
+
 // Bumped whenever the schema changes; a store with another version is refused.
 inline constexpr int kSchemaVersion = 1;
 

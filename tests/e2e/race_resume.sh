@@ -4,14 +4,14 @@
 source "$(dirname "$0")/lib.sh" "$1"
 id=$(loop_id repeat)
 args=(race --build "$build_cmd" --run '$LOOPRACE_OUTDIR/kernel 7 tie' --loop "$id"
-  --store store.db --profile p.profile --epsilon 0.0001 --max-samples 25 --confirm 0 --seed 11)
+  --store store.db --profile p.profile --epsilon 0.0001 --max-samples 80 --confirm 0 --seed 11)
 "$looprace" "${args[@]}" >first.out 2>&1 &
 pid=$!
 for _ in $(seq 600); do
   n=$( (sql "select count(*) from runs where kind='race'" 2>/dev/null) || echo 0)
   [ "${n:-0}" -ge 20 ] && break
   kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
+  sleep 0.05
 done
 kill -9 "$pid" 2>/dev/null || fail "the race finished before it could be killed: $(cat first.out)"
 wait "$pid" 2>/dev/null || true
@@ -30,6 +30,6 @@ grep -Eq "resumed: [0-9]+ observations from the store" second.out || fail "the s
   fail "stored observations were lost"
 [ "$(sql "select count(*) from decisions where loop='$id'")" = 1 ] || fail "the resumed race did not decide"
 # Replay means no group got more race runs than the cap.
-[ "$(sql "select max(c) from (select count(*) c from runs where kind='race' group by grp)")" -le 25 ] ||
+[ "$(sql "select max(c) from (select count(*) c from runs where kind='race' group by grp)")" -le 80 ] ||
   fail "more observations than --max-samples: the stored ones were not replayed"
 echo PASS
