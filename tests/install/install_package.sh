@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# cmake --install puts the command, the plugin, the runtime and the CMake package under a
+# prefix; a separate CMake project then applies a profile with find_package(looprace) and
+# looprace_apply_profile(), and its code equals the same factor written as a pragma.
+set -euo pipefail
+build=$1
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/looprace-install.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+prefix=$work/prefix
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for file in bin/looprace lib/looprace.so lib/liblooprace_rt.a lib/cmake/looprace/looprace-config.cmake; do
+  [ -e "$prefix/$file" ] || fail "not installed: $file"
+done
+
+# The loop's id and place, from the installed plugin's table.
+cp "$here/project/saxpy.c" "$work/"
+gcc -O2 -c "$work/saxpy.c" -o "$work/table.o" -fplugin="$prefix/lib/looprace.so" \
+  -fplugin-arg-looprace-table="$work/table.jsonl"
+read -r id place pos < <(python3 -c 'import json, sys
+row = json.loads(open(sys.argv[1]).readline())
+print(row["id"], "%s:%d:%d" % (row["file"], row["line"], row["column"]), "%d/%d" % (row["index"], row["loops"]))' "$work/table.jsonl")
+printf 'looprace-profile 1\n%s %s saxpy %s 4\n' "$id" "$place" "$pos" >"$work/saxpy.profile"
+
+# The installed command checks the profile and points at the installed plugin.
+flags=$("$prefix/bin/looprace" apply --profile "$work/saxpy.profile" 2>/dev/null)
+[[ $flags == *"-fplugin=$prefix/lib/looprace.so"* ]] || fail "apply printed '$flags'"
+
+cmake -S "$here/project" -B "$work/user" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=None \
+  -DCMAKE_C_FLAGS=-O2 -DPROFILE="$work/saxpy.profile" >/dev/null
+cmake --build "$work/user" >/dev/null
+object=$(find "$work/user" -name 'saxpy.c.o')
+[ -n "$object" ] || fail "the user project built no object"
+
+code() { objdump -d -j .text "$1" | sed -n '/<saxpy>:/,$p'; }
+gcc -O2 -c "$work/saxpy.c" -o "$work/pragma.o" -DLR_PRAGMA
+gcc -O2 -c "$work/saxpy.c" -o "$work/plain.o"
+[ "$(code "$object")" = "$(code "$work/pragma.o")" ] || fail "profile build != #pragma GCC unroll 4"
+[ "$(code "$object")" != "$(code "$work/plain.o")" ] || fail "the profile changed nothing"
+echo PASS
