@@ -1,5 +1,5 @@
 /* The loop the installed package's profile unrolls; LR_PRAGMA builds the same factor by hand. */
-void saxpy(float a, const float *x, float *y, int n) {
+void saxpy(float a, const float* x, float* y, int n) {
 #ifdef LR_PRAGMA
 #pragma GCC unroll 4
 #endif
