@@ -28,17 +28,21 @@ void add_export_command(CLI::App& app) {
   cmd->add_option("--store", options->store, "The SQLite store written by `looprace race`")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("--format", options->format, "csv or jsonl")
-      ->check(CLI::IsMember({"csv", "jsonl"}));
+  cmd->add_option("--format", options->format,
+                  "csv or jsonl (one row per loop), or observations (loop,version,cycles: the "
+                  "raw data `looprace replay` reads)")
+      ->check(CLI::IsMember({"csv", "jsonl", "observations"}));
   cmd->add_option("-o,--output", options->output, "Write here instead of standard output");
   cmd->footer(R"txt(Examples:
   looprace export --store looprace.db --format csv -o loops.csv
-  looprace export --store looprace.db --format jsonl | jq .winners)txt");
+  looprace export --store looprace.db --format jsonl | jq .winners
+  looprace export --store looprace.db --format observations | gzip > dataset.csv.gz)txt");
   cmd->callback([options] {
     store::Store db = store::Store::open(options->store, /*create=*/false);
     report::Report rep = store::load_report(db);
-    std::string text =
-        options->format == "csv" ? report::export_csv(rep) : report::export_jsonl(rep);
+    std::string text = options->format == "csv"     ? report::export_csv(rep)
+                       : options->format == "jsonl" ? report::export_jsonl(rep)
+                                                    : report::export_observations_csv(rep);
     if (options->output.empty()) {
       std::fputs(text.c_str(), stdout);
       return;

@@ -90,6 +90,19 @@ std::string cell(const json& value) {
 
 }  // namespace
 
+std::string export_observations_csv(const Report& report) {
+  std::string out = "loop,version,cycles\n";
+  for (const LoopReport& loop : report.loops) {
+    if (!loop.decision) continue;  // an unfinished race: versions may lack observations
+    for (const FactorResult& factor : loop.factors) {
+      if (factor.disqualified) continue;  // never a valid choice for a replayed plan
+      for (plans::Observation cycles : factor.cycles)
+        out += fmt::format("{},{},{}\n", loop.id, factor.factor, cycles);
+    }
+  }
+  return out;
+}
+
 std::string export_csv(const Report& report) {
   std::set<std::string> feature_names;
   for (const LoopReport& loop : report.loops)

@@ -18,6 +18,11 @@ std::string export_jsonl(const Report& report);
 // features (sorted); per factor F: mean_F, ci_low_F, ci_high_F, samples_F, status_F. Lists
 // (winners, default_same_code_as) are space-separated. Empty cell = unknown.
 std::string export_csv(const Report& report);
+// The raw observations in the replay format `loop,version,cycles` (version = the raced factor;
+// factors with the same code as a lower one are not repeated), in recorded order per factor,
+// for finished races and factors not disqualified: what `looprace replay` reads and the
+// experiments' dataset is made of.
+std::string export_observations_csv(const Report& report);
 // RFC 4180 quoting: fields with a comma, quote or line break are quoted, quotes doubled.
 std::string csv_field(const std::string& text);
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "plans/replay.h"
 #include "report/export.h"
 #include "report/figures.h"
 #include "report/html.h"
@@ -129,6 +130,25 @@ TEST_F(Renderers, CsvHasOneRowPerLoopWithConsistentColumns) {
   EXPECT_EQ(rows[0][column("status_13")], "disqualified");
   EXPECT_EQ(rows[0][column("feature_stmts")], "17");
   EXPECT_EQ(rows[2][column("chosen")], "");  // unfinished race: unknown, not zero
+}
+
+TEST_F(Renderers, ObservationsExportIsWhatReplayReads) {
+  std::istringstream in(export_observations_csv(report));
+  plans::Dataset data = plans::read_dataset_csv(in, "export");
+  // The two finished races; the interrupted one is left out.
+  ASSERT_EQ(data.size(), 2u);
+  const LoopReport& first = report.loops[0];
+  EXPECT_EQ(data[0].loop, first.id);
+  std::size_t raced = 0;
+  for (const FactorResult& factor : first.factors) {
+    if (factor.disqualified || factor.cycles.empty()) continue;
+    auto version =
+        std::find(data[0].versions.begin(), data[0].versions.end(), std::to_string(factor.factor));
+    ASSERT_NE(version, data[0].versions.end()) << "factor " << factor.factor;
+    EXPECT_EQ(data[0].cycles[version - data[0].versions.begin()], factor.cycles);
+    ++raced;
+  }
+  EXPECT_EQ(data[0].versions.size(), raced);  // disqualified and same-code factors left out
 }
 
 TEST_F(Renderers, JsonlRowsParseAndCarryTheDataset) {
