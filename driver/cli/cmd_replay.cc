@@ -101,6 +101,11 @@ std::vector<Setting> grid(const ReplayCommandOptions& o, std::size_t cap) {
         }
     } else if (name == "constant") {
       for (std::size_t n : o.sizes.empty() ? default_sizes(cap) : o.sizes) {
+        if (n < 1 || n > cap)
+          throw std::invalid_argument(fmt::format(
+              "--sizes: {} is not between 1 and the cap ({}: --max-samples, or the fewest "
+              "observations any version of a loop has)",
+              n, cap));
         p.constant_size = n;
         add(p);
       }

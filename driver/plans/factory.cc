@@ -38,8 +38,8 @@ std::unique_ptr<Plan> make_plan(const PlanOptions& o) {
   if (o.name == "constant") {
     if (o.constant_size < 1 || o.constant_size > o.max_samples)
       throw std::invalid_argument(
-          fmt::format("--samples must be between 1 and --max-samples ({}), got {}", o.max_samples,
-                      o.constant_size));
+          fmt::format("--constant-size must be between 1 and --max-samples ({}), got {}",
+                      o.max_samples, o.constant_size));
     return std::make_unique<ConstantPlan>(o.constant_size);
   }
   if (o.name == "javastats") {

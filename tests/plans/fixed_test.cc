@@ -93,7 +93,7 @@ TEST(Factory, RejectsBadOptionsNamingTheOption) {
   o = {};
   o.name = "constant";
   o.constant_size = o.max_samples + 1;
-  EXPECT_NE(message(o).find("--samples"), std::string::npos);
+  EXPECT_NE(message(o).find("--constant-size"), std::string::npos);
 }
 
 }  // namespace
