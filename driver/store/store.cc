@@ -88,9 +88,11 @@ class Statement {
     if (rc == SQLITE_DONE) return false;
     throw StoreError(fmt::format("store: {}", sqlite3_errmsg(db_)));
   }
+  // Runs to completion and resets, so one prepared statement serves a loop of inserts.
   void run() {
     while (step()) {
     }
+    sqlite3_reset(stmt_);
   }
   std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
   double real(int col) const { return sqlite3_column_double(stmt_, col); }
@@ -378,13 +380,13 @@ std::vector<SessionRow> Store::sessions() const {
 
 void Store::put_loops(std::int64_t program, const std::vector<LoopRow>& loops) {
   Transaction t(db_);
+  Statement row(db_,
+                "INSERT INTO loops(program, id, file, line, col, function, depth, idx, loops, "
+                "features) VALUES(?,?,?,?,?,?,?,?,?,?) ON CONFLICT(program, id) DO UPDATE SET "
+                "file=excluded.file, line=excluded.line, col=excluded.col, "
+                "function=excluded.function, depth=excluded.depth, idx=excluded.idx, "
+                "loops=excluded.loops, features=excluded.features");
   for (const auto& l : loops) {
-    Statement row(db_,
-                  "INSERT INTO loops(program, id, file, line, col, function, depth, idx, loops, "
-                  "features) VALUES(?,?,?,?,?,?,?,?,?,?) ON CONFLICT(program, id) DO UPDATE SET "
-                  "file=excluded.file, line=excluded.line, col=excluded.col, "
-                  "function=excluded.function, depth=excluded.depth, idx=excluded.idx, "
-                  "loops=excluded.loops, features=excluded.features");
     row.bind(1, program)
         .bind(2, l.id)
         .bind(3, l.file)
@@ -486,10 +488,10 @@ std::int64_t Store::add_run(std::int64_t program, std::int64_t session, const Ru
       .bind(14, run.reason)
       .run();
   std::int64_t id = sqlite3_last_insert_rowid(db_);
+  Statement obs(db_,
+                "INSERT INTO observations(run, loop, cycles, entries, migrated, nested) "
+                "VALUES(?,?,?,?,?,?)");
   for (const auto& o : run.observations) {
-    Statement obs(db_,
-                  "INSERT INTO observations(run, loop, cycles, entries, migrated, nested) "
-                  "VALUES(?,?,?,?,?,?)");
     obs.bind(1, id)
         .bind(2, o.loop_id)
         .bind(3, static_cast<std::int64_t>(o.cycles))
