@@ -10,9 +10,16 @@
 namespace looprace::store {
 namespace {
 
+// A machine fact as a person reads it: lists joined by commas, fractions to two decimals.
 std::string text_of(const nlohmann::json& j) {
   if (j.is_string()) return j.get<std::string>();
   if (j.is_null()) return "";
+  if (j.is_number_float()) return fmt::format("{:.2f}", j.get<double>());
+  if (j.is_array()) {
+    std::string joined;
+    for (const nlohmann::json& item : j) joined += (joined.empty() ? "" : ", ") + text_of(item);
+    return joined;
+  }
   return j.dump();
 }
 
@@ -38,7 +45,7 @@ report::RunContext context_of(const Store& store, const Store::ProgramRow& progr
   }
   for (const char* key : {"hostname", "kernel", "cores", "governors", "boost", "load", "pinned_cpu",
                           "plan", "seed", "layouts", "run_timeout_seconds"}) {
-    if (f.contains(key) && !f[key].is_null()) c.facts.emplace_back(key, text_of(f[key]));
+    if (f.contains(key) && !text_of(f[key]).empty()) c.facts.emplace_back(key, text_of(f[key]));
   }
   if (f.contains("warnings")) {
     for (const auto& w : f["warnings"]) c.warnings.push_back(text_of(w));
