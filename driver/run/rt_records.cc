@@ -178,6 +178,13 @@ void report_unclosed(const PendingBlock& block, std::vector<RtParseProblem>& pro
 RtRecords parse_rt_records(std::string_view text) {
   RtRecords records;
   std::optional<PendingBlock> pending;
+  // A line of another process ends the pending block, which then never got its end line.
+  auto close_other_process = [&](const Identity& identity) {
+    if (pending && !(pending->identity == identity)) {
+      report_unclosed(*pending, records.problems);
+      pending.reset();
+    }
+  };
   std::size_t line_number = 0;
   while (!text.empty()) {
     ++line_number;
@@ -200,10 +207,7 @@ RtRecords parse_rt_records(std::string_view text) {
         records.problems.push_back({line_number, reader.error()});
         continue;
       }
-      if (pending && !(pending->identity == identity)) {
-        report_unclosed(*pending, records.problems);
-        pending.reset();
-      }
+      close_other_process(identity);
       if (!pending) pending = PendingBlock{identity, line_number, {}};
       pending->loops.push_back(std::move(loop));
     } else if (line.kind == "end") {
@@ -214,10 +218,7 @@ RtRecords parse_rt_records(std::string_view text) {
         records.problems.push_back({line_number, reader.error()});
         continue;
       }
-      if (pending && !(pending->identity == identity)) {
-        report_unclosed(*pending, records.problems);
-        pending.reset();
-      }
+      close_other_process(identity);
       std::size_t seen = pending ? pending->loops.size() : 0;
       if (seen != loops) {
         records.problems.push_back({line_number, "end line of pid " + std::to_string(identity.pid) +
