@@ -27,11 +27,9 @@ def compare(case):
     stem = f"{source.stem}-{level}-{mode}"
     plain, loaded = args.work / f"{stem}-plain.o", args.work / f"{stem}-loaded.o"
     keys = {k: v.format(work=args.work) for k, v in SELECTING_NOTHING[mode].items()}
-    lib.compile_object(source, plain, LEVELS[level], args.corpus)
-    lib.compile_object(source, loaded, LEVELS[level] + lib.plugin_flags(args.plugin, **keys),
-                       args.corpus)
-    same = lib.normalized_object(plain) == lib.normalized_object(loaded)
-    return case, same, None if same else lib.first_difference(plain, loaded)
+    difference = lib.compare_builds(source, args.corpus, plain, LEVELS[level], loaded,
+                                    LEVELS[level] + lib.plugin_flags(args.plugin, **keys))
+    return case, difference is None, difference
 
 
 for (source, level, mode), same, difference in lib.parallel(compare, cases):

@@ -65,6 +65,15 @@ def normalized_object(path):
     return stripped.read_bytes()
 
 
+def compare_builds(source, corpus, first, first_flags, second, second_flags):
+    """Compiles source twice; returns None when the objects' code is the same, else where not."""
+    compile_object(source, first, first_flags, corpus)
+    compile_object(source, second, second_flags, corpus)
+    if normalized_object(first) == normalized_object(second):
+        return None
+    return first_difference(first, second)
+
+
 def first_difference(a, b):
     """A short objdump diff of two objects, for failure messages."""
     dumps = [run(["objdump", "-dr", str(p)]).stdout.splitlines()[2:] for p in (a, b)]

@@ -16,11 +16,10 @@ def compare(case):
     pragma = args.work / f"{stem}-pragma.o"
     plugin = args.work / f"{stem}-plugin.o"
     common = [level, f"-DLR_FACTOR={factor}"]
-    lib.compile_object(source, pragma, common + ["-DLR_USE_PRAGMA"], args.corpus)
-    lib.compile_object(source, plugin, common + lib.plugin_flags(args.plugin, unroll=f"*:{factor}"),
-                       args.corpus)
-    same = lib.normalized_object(pragma) == lib.normalized_object(plugin)
-    return case, same, None if same else lib.first_difference(pragma, plugin)
+    difference = lib.compare_builds(source, args.corpus, pragma, common + ["-DLR_USE_PRAGMA"],
+                                    plugin,
+                                    common + lib.plugin_flags(args.plugin, unroll=f"*:{factor}"))
+    return case, difference is None, difference
 
 
 for (source, level, factor), same, difference in lib.parallel(compare, cases):

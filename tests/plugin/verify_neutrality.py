@@ -30,14 +30,11 @@ def compare(case):
     stem = f"{source.stem}{level}-{loop_id}"
     watched, unwatched = args.work / f"{stem}-verify.o", args.work / f"{stem}.o"
     unroll = f"{loop_id}:4"
-    lib.compile_object(source, unwatched, [level] + lib.plugin_flags(args.plugin, unroll=unroll),
-                       args.corpus)
-    lib.compile_object(source, watched,
-                       [level] + lib.plugin_flags(args.plugin, unroll=unroll,
-                                                  verify=args.work / f"{stem}.jsonl"),
-                       args.corpus)
-    same = lib.normalized_object(watched) == lib.normalized_object(unwatched)
-    return case, same, None if same else lib.first_difference(unwatched, watched)
+    difference = lib.compare_builds(
+        source, args.corpus, unwatched, [level] + lib.plugin_flags(args.plugin, unroll=unroll),
+        watched, [level] + lib.plugin_flags(args.plugin, unroll=unroll,
+                                            verify=args.work / f"{stem}.jsonl"))
+    return case, difference is None, difference
 
 
 for (source, level, loop_id), same, difference in lib.parallel(compare, cases):
