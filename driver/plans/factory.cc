@@ -1,6 +1,7 @@
 #include "plans/factory.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <stdexcept>
 
 #include "plans/fixed.h"
@@ -18,22 +19,30 @@ void require_level(double value, const char* option) {
 }  // namespace
 
 const std::vector<std::string>& plan_names() {
-  static const std::vector<std::string> names = {"race", "blocked-race", "constant", "javastats"};
+  static const std::vector<std::string> names = {
+      "race", "blocked-race", "retiring-race", "blocked-retiring-race", "constant", "javastats"};
   return names;
+}
+
+bool races_on_levels(const std::string& name) {
+  return name == "race" || name == "blocked-race" || name == "retiring-race" ||
+         name == "blocked-retiring-race";
 }
 
 std::unique_ptr<Plan> make_plan(const PlanOptions& o) {
   if (o.max_samples < 2)
     throw std::invalid_argument(
         fmt::format("--max-samples must be at least 2, got {}", o.max_samples));
-  if (o.name == "race" || o.name == "blocked-race") {
+  if (races_on_levels(o.name)) {
     require_level(o.alpha_lt, "--alpha-lt");
     require_level(o.alpha_eq, "--alpha-eq");
     if (!(o.epsilon > 0.0))
       throw std::invalid_argument(fmt::format("--epsilon must be > 0, got {}", o.epsilon));
     const RaceParameters p{o.alpha_lt, o.alpha_eq, o.epsilon, o.max_samples};
     if (o.name == "race") return std::make_unique<RacePlan>(p);
-    return std::make_unique<BlockedRacePlan>(p);
+    if (o.name == "blocked-race") return std::make_unique<BlockedRacePlan>(p);
+    if (o.name == "retiring-race") return std::make_unique<RetiringRacePlan>(p);
+    return std::make_unique<BlockedRetiringRacePlan>(p);
   }
   if (o.name == "constant") {
     if (o.constant_size < 1 || o.constant_size > o.max_samples)
@@ -54,8 +63,8 @@ std::unique_ptr<Plan> make_plan(const PlanOptions& o) {
     return std::make_unique<JavaStatsPlan>(
         JavaStatsParameters{o.javastats_alpha, o.javastats_theta, o.min_samples, o.max_samples});
   }
-  throw std::invalid_argument(fmt::format(
-      "--plan: unknown plan '{}' (expected race, blocked-race, constant or javastats)", o.name));
+  throw std::invalid_argument(fmt::format("--plan: unknown plan '{}' (expected one of {})", o.name,
+                                          fmt::join(plan_names(), ", ")));
 }
 
 }  // namespace looprace::plans

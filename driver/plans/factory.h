@@ -15,7 +15,7 @@ namespace looprace::plans {
 // version with the cap at all data, near the cheapest race under 1 % failure (237); the cap of
 // 200 is a wall-time budget (9.5 % failure at 80.5 samples, like constant(200) at 9.3 %).
 struct PlanOptions {
-  std::string name = "race";       // race | blocked-race | constant | javastats
+  std::string name = "race";       // one of plan_names()
   double alpha_lt = 0.02;          // race: level of the one-sided "d is faster than c" test
   double alpha_eq = 0.05;          // race: 1 - confidence of the equivalence intervals
   double epsilon = 0.005;          // race: largest worst-case speedup ratio still "equal" (minus 1)
@@ -28,6 +28,10 @@ struct PlanOptions {
 
 // The plan names make_plan accepts.
 const std::vector<std::string>& plan_names();
+
+// True for the race plans, which take alpha_lt, alpha_eq and epsilon (a replay grids them over
+// the alpha levels).
+bool races_on_levels(const std::string& name);
 
 // Throws std::invalid_argument naming the offending option ("--alpha-lt must be ...").
 std::unique_ptr<Plan> make_plan(const PlanOptions& options);

@@ -27,8 +27,7 @@ class IndependentLogs {
   // A loser's rivals keep gathering data, so a loser may come back (the paper's rule).
   static constexpr bool kReadmitsLosers = true;
 
-  IndependentLogs(std::size_t versions, const RaceCriticalValues& critical)
-      : logs_(versions), less_(critical.less), interval_(critical.interval) {}
+  explicit IndependentLogs(std::size_t versions) : logs_(versions) {}
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
@@ -37,19 +36,25 @@ class IndependentLogs {
   }
   // Ranks the versions: the lower, the faster.
   double score(std::size_t v, const std::vector<std::size_t>&) const { return logs_[v].mean(); }
-  bool faster(std::size_t d, std::size_t c) const { return less_.welch_less(logs_[d], logs_[c]); }
+  bool faster(std::size_t d, std::size_t c, const StudentCriticalValues& less) const {
+    return less.welch_less(logs_[d], logs_[c]);
+  }
   // exp(upper_b - lower_c): how much faster than b version c could be in the worst case.
-  double worst_speedup(std::size_t b, std::size_t c) const {
+  double worst_speedup(std::size_t b, std::size_t c, const StudentCriticalValues& interval) const {
     const auto half = [&](const RunningStats& x) {
-      return interval_.at(static_cast<double>(x.count() - 1)) * x.std_error();
+      return interval.at(static_cast<double>(x.count() - 1)) * x.std_error();
     };
     return std::exp(logs_[b].mean() + half(logs_[b]) - (logs_[c].mean() - half(logs_[c])));
+  }
+  // True when mean(log b) - mean(log c) < limit at the bound's level: c is shown to be not
+  // more than exp(limit) times faster than b.
+  bool not_faster_by(std::size_t c, std::size_t b, double limit,
+                     const StudentCriticalValues& bound) const {
+    return bound.welch_difference_below(logs_[b], logs_[c], limit);
   }
 
  private:
   std::vector<RunningStats> logs_;
-  const StudentCriticalValues& less_;
-  const StudentCriticalValues& interval_;
 };
 
 // Blocked samples: for each pair (i < j) the summary of log x_i - log x_j over the rounds
@@ -61,11 +66,7 @@ class PairedLogs {
   // round, and the lowest-scoring survivor can never lose, which keeps one survivor.
   static constexpr bool kReadmitsLosers = false;
 
-  PairedLogs(std::size_t versions, const RaceCriticalValues& critical)
-      : versions_(versions),
-        pairs_(versions * versions),
-        less_(critical.less),
-        interval_(critical.interval) {}
+  explicit PairedLogs(std::size_t versions) : versions_(versions), pairs_(versions * versions) {}
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
@@ -86,14 +87,19 @@ class PairedLogs {
       if (u != v) total += difference_mean(v, u);
     return total;
   }
-  bool faster(std::size_t d, std::size_t c) const {
+  bool faster(std::size_t d, std::size_t c, const StudentCriticalValues& less) const {
     // d faster than c: mean of log d - log c significantly below zero.
-    return d < c ? less_.mean_below_zero(pair(d, c)) : less_.mean_above_zero(pair(c, d));
+    return d < c ? less.mean_below_zero(pair(d, c)) : less.mean_above_zero(pair(c, d));
   }
-  double worst_speedup(std::size_t b, std::size_t c) const {
+  double worst_speedup(std::size_t b, std::size_t c, const StudentCriticalValues& interval) const {
     const RunningStats& x = pair(std::min(b, c), std::max(b, c));
-    const double half = interval_.at(static_cast<double>(x.count() - 1)) * x.std_error();
+    const double half = interval.at(static_cast<double>(x.count() - 1)) * x.std_error();
     return std::exp(difference_mean(b, c) + half);
+  }
+  bool not_faster_by(std::size_t c, std::size_t b, double limit,
+                     const StudentCriticalValues& bound) const {
+    // Pairs hold log i - log j for i < j: bound log b - log c from above.
+    return b < c ? bound.mean_below(pair(b, c), limit) : bound.mean_above(pair(c, b), -limit);
   }
 
  private:
@@ -106,15 +112,20 @@ class PairedLogs {
   std::size_t versions_;
   std::vector<RunningStats> pairs_;
   std::vector<double> logs_;  // of the round being added
-  const StudentCriticalValues& less_;
-  const StudentCriticalValues& interval_;
 };
 
-template <class Model>
-Decision race(std::size_t versions, Sampler& sampler, const RoundObserver& observer,
-              const RaceParameters& p, const RaceCriticalValues& critical) {
+// The loop every race shares: two observations of each version, then per round the losers
+// (versions some other remaining version beats by the one-sided test `less`; a version removed
+// earlier in the round removes no other, in version order) recomputed from scratch and the
+// lowest-scoring survivor taken as the best. `next_round(model, survivors, best)` names the
+// versions the next round observes, or none when the race is decided. The cap is checked
+// before a round is sampled, so no version exceeds max_samples.
+template <class Model, class NextRound>
+Decision run_race(std::size_t versions, Sampler& sampler, const RoundObserver& observer,
+                  std::size_t max_samples, const StudentCriticalValues& less,
+                  const NextRound& next_round) {
   RoundKeeper keeper(versions, sampler, observer);
-  Model model(versions, critical);
+  Model model(versions);
   for (int initial = 0; initial < 2; ++initial) {
     const std::vector<std::size_t> all = keeper.alive();
     model.add(all, keeper.pull(all));
@@ -129,11 +140,10 @@ Decision race(std::size_t versions, Sampler& sampler, const RoundObserver& obser
         return std::find(survivors.begin(), survivors.end(), v) == survivors.end();
       });
     if (alive.empty()) throw std::runtime_error("no version could be observed");
-    // losers(C, S), in version order; a version removed earlier this round removes no other.
     std::vector<bool> removed(versions, false);
     for (std::size_t c : alive)
       for (std::size_t d : alive)
-        if (d != c && !removed[d] && model.faster(d, c)) {
+        if (d != c && !removed[d] && model.faster(d, c, less)) {
           removed[c] = true;
           break;
         }
@@ -144,23 +154,53 @@ Decision race(std::size_t versions, Sampler& sampler, const RoundObserver& obser
     const auto best = *std::min_element(survivors.begin(), survivors.end(), [&](auto a, auto b) {
       return model.score(a, survivors) < model.score(b, survivors);
     });
-    const bool equal = std::all_of(survivors.begin(), survivors.end(), [&](std::size_t c) {
-      return c == best || model.worst_speedup(best, c) < 1.0 + p.epsilon;
-    });
     decision.chosen = best;
-    if (survivors.size() == 1 || equal) break;
-    const bool cap = std::any_of(survivors.begin(), survivors.end(), [&](std::size_t v) {
-      return decision.samples[v] >= p.max_samples;
-    });
-    if (cap) {
+    const std::vector<std::size_t> next = next_round(model, survivors, best);
+    if (next.empty()) break;
+    if (std::any_of(next.begin(), next.end(),
+                    [&](std::size_t v) { return decision.samples[v] >= max_samples; })) {
       decision.cap_hit = true;
       break;
     }
-    model.add(survivors, keeper.pull(survivors));
-    keeper.trace(survivors, survivors);
+    model.add(next, keeper.pull(next));
+    keeper.trace(next, survivors);
   }
   decision.winners = survivors;
   return keeper.release();
+}
+
+// The paper's stop rule: one survivor, or every survivor's worst-case speedup over the best
+// below 1 + epsilon; until then every survivor is observed again.
+template <class Model>
+Decision race(std::size_t versions, Sampler& sampler, const RoundObserver& observer,
+              const RaceParameters& p, const RaceCriticalValues& critical) {
+  return run_race<Model>(
+      versions, sampler, observer, p.max_samples, critical.less,
+      [&](const Model& model, const std::vector<std::size_t>& survivors, std::size_t best) {
+        const bool equal = std::all_of(survivors.begin(), survivors.end(), [&](std::size_t c) {
+          return c == best || model.worst_speedup(best, c, critical.interval) < 1.0 + p.epsilon;
+        });
+        return survivors.size() == 1 || equal ? std::vector<std::size_t>{} : survivors;
+      });
+}
+
+// Retirement: a survivor shown not more than epsilon faster than the current best, by the
+// one-sided bound of the difference, is not observed again while that holds; the best is
+// always observed. Recomputed every round, so a change of best re-admits whoever is no longer
+// shown slower than the new one. Decided when the best is the only version left to observe.
+template <class Model>
+Decision retiring_race(std::size_t versions, Sampler& sampler, const RoundObserver& observer,
+                       const RaceParameters& p, const RetiringRaceCriticalValues& critical) {
+  const double limit = std::log1p(p.epsilon);
+  return run_race<Model>(
+      versions, sampler, observer, p.max_samples, critical.less,
+      [&](const Model& model, const std::vector<std::size_t>& survivors, std::size_t best) {
+        std::vector<std::size_t> active;
+        for (std::size_t c : survivors)
+          if (c == best || !model.not_faster_by(c, best, limit, critical.bound))
+            active.push_back(c);
+        return active.size() == 1 ? std::vector<std::size_t>{} : active;
+      });
 }
 
 std::string describe_race(const char* name, const RaceParameters& p) {
@@ -173,6 +213,9 @@ std::string describe_race(const char* name, const RaceParameters& p) {
 RaceCriticalValues::RaceCriticalValues(const RaceParameters& p)
     : less(p.alpha_lt, table_size(p.max_samples)),
       interval(p.alpha_eq / 2.0, table_size(p.max_samples)) {}
+
+RetiringRaceCriticalValues::RetiringRaceCriticalValues(const RaceParameters& p)
+    : less(p.alpha_lt, table_size(p.max_samples)), bound(p.alpha_eq, table_size(p.max_samples)) {}
 
 RacePlan::RacePlan(const RaceParameters& parameters)
     : parameters_(parameters), critical_(parameters) {}
@@ -188,6 +231,30 @@ std::string BlockedRacePlan::describe() const { return describe_race("blocked-ra
 Decision BlockedRacePlan::run(std::size_t versions, Sampler& sampler,
                               const RoundObserver& observer) const {
   return race<PairedLogs>(versions, sampler, observer, parameters_, critical_);
+}
+
+}  // namespace looprace::plans
+
+namespace looprace::plans {
+
+RetiringRacePlan::RetiringRacePlan(const RaceParameters& parameters)
+    : parameters_(parameters), critical_(parameters) {}
+std::string RetiringRacePlan::describe() const {
+  return describe_race("retiring-race", parameters_);
+}
+Decision RetiringRacePlan::run(std::size_t versions, Sampler& sampler,
+                               const RoundObserver& observer) const {
+  return retiring_race<IndependentLogs>(versions, sampler, observer, parameters_, critical_);
+}
+
+BlockedRetiringRacePlan::BlockedRetiringRacePlan(const RaceParameters& parameters)
+    : parameters_(parameters), critical_(parameters) {}
+std::string BlockedRetiringRacePlan::describe() const {
+  return describe_race("blocked-retiring-race", parameters_);
+}
+Decision BlockedRetiringRacePlan::run(std::size_t versions, Sampler& sampler,
+                                      const RoundObserver& observer) const {
+  return retiring_race<PairedLogs>(versions, sampler, observer, parameters_, critical_);
 }
 
 }  // namespace looprace::plans

@@ -144,32 +144,32 @@ double StudentCriticalValues::at(double df) const {
   return student_t_quantile(1.0 - alpha_, df);
 }
 
-bool StudentCriticalValues::welch_less(const RunningStats& d, const RunningStats& c) const {
-  const double difference = c.mean() - d.mean();
-  if (!(difference > 0.0)) return false;
-  const double std_error = std::sqrt(d.variance() / static_cast<double>(d.count()) +
-                                     c.variance() / static_cast<double>(c.count()));
+bool StudentCriticalValues::welch_difference_below(const RunningStats& a, const RunningStats& b,
+                                                   double limit) const {
+  const double margin = limit - (a.mean() - b.mean());
+  if (!(margin > 0.0)) return false;
+  const double std_error = std::sqrt(a.variance() / static_cast<double>(a.count()) +
+                                     b.variance() / static_cast<double>(b.count()));
   if (std_error == 0.0) return true;
-  const double t = difference / std_error;
+  const double t = margin / std_error;
   // The critical value falls as df grows, and the Welch df lies between min(n) - 1 and
-  // n_d + n_c - 2: only a statistic between the two bounds needs the exact df.
-  const double low_df = static_cast<double>(std::min(d.count(), c.count()) - 1);
-  const double high_df = static_cast<double>(d.count() + c.count() - 2);
+  // n_a + n_b - 2: only a statistic between the two bounds needs the exact df.
+  const double low_df = static_cast<double>(std::min(a.count(), b.count()) - 1);
+  const double high_df = static_cast<double>(a.count() + b.count() - 2);
   if (t > at(low_df)) return true;
   if (t <= at(high_df)) return false;
   // Narrower bounds from the whole df around the exact one, then the exact quantile.
-  const double df = welch_df(d, c);
+  const double df = welch_df(a, b);
   if (t > at(std::floor(df))) return true;
   if (t <= at(std::ceil(df))) return false;
   return t > at(df);
 }
 
-bool StudentCriticalValues::mean_beyond_zero(const RunningStats& x, double direction) const {
-  const double signed_mean = direction * x.mean();
-  if (!(signed_mean > 0.0)) return false;
+bool StudentCriticalValues::beyond(double margin, const RunningStats& x) const {
+  if (!(margin > 0.0)) return false;
   const double std_error = x.std_error();
   if (std_error == 0.0) return true;
-  return signed_mean / std_error > at(static_cast<double>(x.count() - 1));
+  return margin / std_error > at(static_cast<double>(x.count() - 1));
 }
 
 }  // namespace looprace::stats

@@ -63,14 +63,26 @@ class StudentCriticalValues {
   double at(double df) const;
   // True when Welch's one-sided test says mean(d) < mean(c) at level alpha. False when
   // mean(d) >= mean(c). Constant samples with different means count as significant.
-  bool welch_less(const RunningStats& d, const RunningStats& c) const;
+  bool welch_less(const RunningStats& d, const RunningStats& c) const {
+    return welch_difference_below(d, c, 0.0);
+  }
+  // True when the one-sided upper confidence bound (level 1 - alpha, Welch df) of
+  // mean(a) - mean(b) lies below `limit`, i.e. Welch's test of mean(a) - mean(b) < limit
+  // rejects at level alpha. The equivalence side of a race: "b is not more than limit faster".
+  bool welch_difference_below(const RunningStats& a, const RunningStats& b, double limit) const;
   // True when the one-sided one-sample test says mean(x) < 0 (resp. > 0) at level alpha: the
   // paired test on differences. Constant non-zero differences count as significant.
-  bool mean_below_zero(const RunningStats& x) const { return mean_beyond_zero(x, -1.0); }
-  bool mean_above_zero(const RunningStats& x) const { return mean_beyond_zero(x, +1.0); }
+  bool mean_below_zero(const RunningStats& x) const { return mean_below(x, 0.0); }
+  bool mean_above_zero(const RunningStats& x) const { return mean_above(x, 0.0); }
+  // True when the one-sided upper (resp. lower) confidence bound at level 1 - alpha of mean(x)
+  // lies below (resp. above) `limit`: the paired form of welch_difference_below.
+  bool mean_below(const RunningStats& x, double limit) const { return beyond(limit - x.mean(), x); }
+  bool mean_above(const RunningStats& x, double limit) const { return beyond(x.mean() - limit, x); }
 
  private:
-  bool mean_beyond_zero(const RunningStats& x, double direction) const;
+  // margin / std_error(x) beyond the critical value at n - 1 df; a zero standard error makes
+  // any positive margin significant.
+  bool beyond(double margin, const RunningStats& x) const;
 
   double alpha_;
   std::vector<double> table_;  // table_[k] = critical value at k df; table_[0] unused

@@ -32,7 +32,7 @@ std::vector<VersionShape> seventeen(double sigma, std::size_t best, double best_
   return shapes;
 }
 
-class BothRaces : public ::testing::TestWithParam<const char*> {
+class EveryRace : public ::testing::TestWithParam<const char*> {
  protected:
   std::unique_ptr<Plan> plan(double alpha = 0.02, std::size_t cap = 200) const {
     PlanOptions o;
@@ -44,7 +44,7 @@ class BothRaces : public ::testing::TestWithParam<const char*> {
   }
 };
 
-TEST_P(BothRaces, OneClearWinnerIsFoundQuickly) {
+TEST_P(EveryRace, OneClearWinnerIsFoundQuickly) {
   SyntheticSampler sampler(seventeen(0.01, 6, 0.8), 11);
   const Decision d = plan()->run(17, sampler);
   EXPECT_EQ(d.chosen, 6u);
@@ -54,7 +54,7 @@ TEST_P(BothRaces, OneClearWinnerIsFoundQuickly) {
   for (std::size_t n : d.samples) EXPECT_GE(n, 2u);
 }
 
-TEST_P(BothRaces, LongTailsStillFindTheWinner) {
+TEST_P(EveryRace, LongTailsStillFindTheWinner) {
   auto shapes = seventeen(0.05, 9, 0.9);
   for (auto& s : shapes) {
     s.tail_rate = 0.05;
@@ -67,7 +67,7 @@ TEST_P(BothRaces, LongTailsStillFindTheWinner) {
   }
 }
 
-TEST_P(BothRaces, TiedBestVersionsAreBothWinners) {
+TEST_P(EveryRace, TiedBestVersionsAreBothWinners) {
   auto shapes = seventeen(0.003, 3, 0.9);
   shapes[12].mean = shapes[3].mean;  // exact tie
   SyntheticSampler sampler(shapes, 5);
@@ -78,7 +78,7 @@ TEST_P(BothRaces, TiedBestVersionsAreBothWinners) {
   EXPECT_FALSE(d.cap_hit);
 }
 
-TEST_P(BothRaces, AllEqualVersionsEndEquivalentBeforeTheCap) {
+TEST_P(EveryRace, AllEqualVersionsEndEquivalentBeforeTheCap) {
   std::vector<VersionShape> shapes(17, VersionShape{5000.0, 0.002});
   SyntheticSampler sampler(shapes, 3);
   const Decision d = plan(0.05, 500)->run(17, sampler);
@@ -86,7 +86,7 @@ TEST_P(BothRaces, AllEqualVersionsEndEquivalentBeforeTheCap) {
   EXPECT_GE(d.winners.size(), 2u);
 }
 
-TEST_P(BothRaces, CapIsRespectedWhenVersionsCannotBeSeparated) {
+TEST_P(EveryRace, CapIsRespectedWhenVersionsCannotBeSeparated) {
   // 0.3% apart with 5% noise: neither separable nor provably within epsilon in 20 runs.
   std::vector<VersionShape> shapes = {{1000.0, 0.05}, {1003.0, 0.05}, {1006.0, 0.05}};
   SyntheticSampler sampler(shapes, 9);
@@ -97,7 +97,7 @@ TEST_P(BothRaces, CapIsRespectedWhenVersionsCannotBeSeparated) {
   EXPECT_FALSE(d.winners.empty());
 }
 
-TEST_P(BothRaces, IdenticalObservationsStopAfterTheInitialTwo) {
+TEST_P(EveryRace, IdenticalObservationsStopAfterTheInitialTwo) {
   ScriptedSampler sampler({{7, 7, 7}, {7, 7, 7}, {7, 7, 7}});
   const Decision d = plan()->run(3, sampler);
   EXPECT_EQ(d.samples, (std::vector<std::size_t>{2, 2, 2}));
@@ -105,14 +105,14 @@ TEST_P(BothRaces, IdenticalObservationsStopAfterTheInitialTwo) {
   EXPECT_FALSE(d.cap_hit);
 }
 
-TEST_P(BothRaces, ConstantButDifferentVersionsHaveOneWinner) {
+TEST_P(EveryRace, ConstantButDifferentVersionsHaveOneWinner) {
   ScriptedSampler sampler({{9, 9}, {7, 7}, {8, 8}});
   const Decision d = plan()->run(3, sampler);
   EXPECT_EQ(d.chosen, 1u);
   EXPECT_EQ(d.winners, std::vector<std::size_t>{1});
 }
 
-TEST_P(BothRaces, TwoVersionsAtTheMinimumCapStopAtOnce) {
+TEST_P(EveryRace, TwoVersionsAtTheMinimumCapStopAtOnce) {
   ScriptedSampler sampler({{10, 12}, {11, 10}});
   const Decision d = plan(0.02, 2)->run(2, sampler);
   EXPECT_EQ(d.samples, (std::vector<std::size_t>{2, 2}));
@@ -120,7 +120,7 @@ TEST_P(BothRaces, TwoVersionsAtTheMinimumCapStopAtOnce) {
   EXPECT_EQ(d.winners.size(), 2u);
 }
 
-TEST_P(BothRaces, UnobservableVersionsAreDisqualified) {
+TEST_P(EveryRace, UnobservableVersionsAreDisqualified) {
   // Version 1 fails on its second run; version 0 is the faster of the rest.
   ScriptedSampler sampler({{10, 10.1, 10, 10.1}, {5}, {20, 20.2, 20, 20.1}});
   const Decision d = plan()->run(3, sampler);
@@ -129,12 +129,12 @@ TEST_P(BothRaces, UnobservableVersionsAreDisqualified) {
   EXPECT_EQ(std::count(d.winners.begin(), d.winners.end(), 1u), 0);
 }
 
-TEST_P(BothRaces, NoObservableVersionIsAnError) {
+TEST_P(EveryRace, NoObservableVersionIsAnError) {
   ScriptedSampler sampler({{}, {}});
   EXPECT_THROW(plan()->run(2, sampler), std::runtime_error);
 }
 
-TEST_P(BothRaces, RejectsNaNAndNonPositiveObservations) {
+TEST_P(EveryRace, RejectsNaNAndNonPositiveObservations) {
   ScriptedSampler nan({{1, std::numeric_limits<double>::quiet_NaN()}, {1, 2}});
   EXPECT_THROW(plan()->run(2, nan), std::invalid_argument);
   ScriptedSampler zero({{1, 2}, {0, 2}});
@@ -146,7 +146,7 @@ TEST_P(BothRaces, RejectsNaNAndNonPositiveObservations) {
   }
 }
 
-TEST_P(BothRaces, TracesEveryRoundForTheObserver) {
+TEST_P(EveryRace, TracesEveryRoundForTheObserver) {
   SyntheticSampler sampler(seventeen(0.02, 2, 0.95), 4);
   std::size_t seen = 0;
   const Decision d = plan()->run(17, sampler, [&](const RoundTrace& r) {
@@ -160,7 +160,9 @@ TEST_P(BothRaces, TracesEveryRoundForTheObserver) {
   EXPECT_EQ(d.rounds[0].sampled.size(), 17u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Plans, BothRaces, ::testing::Values("race", "blocked-race"));
+INSTANTIATE_TEST_SUITE_P(Plans, EveryRace,
+                         ::testing::Values("race", "blocked-race", "retiring-race",
+                                           "blocked-retiring-race"));
 
 TEST(BlockedRace, NeedsFewerRunsThanTheRaceUnderDrift) {
   // Drift of 2% per round swamps a 1% difference for independent samples, not for the
@@ -196,9 +198,77 @@ TEST(Race, LosersAreRecomputedAndMayComeBack) {
   EXPECT_EQ(d.chosen, 2u);
 }
 
+TEST(RetiringRace, TiesCostFarFewerRunsThanThePapersStopRule) {
+  // 17 equal versions: the paper's race observes all of them until every interval is narrow;
+  // the retiring race stops observing each one once its difference to the best is bounded.
+  std::vector<VersionShape> shapes(17, VersionShape{1000.0, 0.01});
+  RaceParameters p;
+  p.max_samples = 1000;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    SyntheticSampler a(shapes, seed), b(shapes, seed);
+    const Decision race = RacePlan(p).run(17, a);
+    const Decision retiring = RetiringRacePlan(p).run(17, b);
+    EXPECT_FALSE(race.cap_hit);
+    EXPECT_FALSE(retiring.cap_hit);
+    EXPECT_LT(total(retiring) * 2, total(race)) << seed;
+  }
+}
+
+TEST(RetiringRace, AVersionFasterByMoreThanEpsilonIsNotRetired) {
+  // Version 5 is 1% faster under 1% noise: no seed may settle on another version.
+  std::vector<VersionShape> shapes(17, VersionShape{1000.0, 0.01});
+  shapes[5].mean = 990.0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    SyntheticSampler sampler(shapes, seed);
+    const Decision d = RetiringRacePlan({0.02, 0.05, 0.005, 1000}).run(17, sampler);
+    EXPECT_EQ(d.chosen, 5u) << seed;
+    EXPECT_FALSE(d.cap_hit) << seed;
+  }
+}
+
+TEST(RetiringRace, ARetiredVersionComesBackWhenTheBestChanges) {
+  // Version 1 is retired against version 0 after the initial rounds (0.1% slower, tiny noise);
+  // version 2 is too noisy to settle, so the race goes on observing 0 and 2. Then version 0
+  // slows down by 2.5%: version 1 has the lowest mean, becomes the best and is observed again.
+  std::vector<std::vector<double>> script(3);
+  for (std::size_t i = 0; i < 100; ++i) {
+    const bool odd = i % 2 == 1;
+    script[0].push_back(i < 20 ? (odd ? 100.2 : 100.0) : (odd ? 95.0 : 111.0));
+    script[1].push_back(odd ? 100.3 : 100.1);
+    script[2].push_back(odd ? 112.0 : 90.0);
+  }
+  ScriptedSampler sampler(script);
+  const Decision d = RetiringRacePlan({0.02, 0.05, 0.005, 100}).run(3, sampler);
+  const auto sampled = [&](std::size_t round, std::size_t v) {
+    const auto& s = d.rounds[round].sampled;
+    return std::find(s.begin(), s.end(), v) != s.end();
+  };
+  ASSERT_GT(d.rounds.size(), 25u);
+  EXPECT_FALSE(sampled(2, 1));  // retired: round 3 observed only 0 and 2
+  EXPECT_TRUE(sampled(2, 0));
+  EXPECT_TRUE(sampled(2, 2));
+  EXPECT_TRUE(sampled(d.rounds.size() - 1, 1));  // back as the best
+  EXPECT_EQ(d.chosen, 1u);
+  EXPECT_LT(d.samples[1], d.samples[2]);
+}
+
+TEST(BlockedRetiringRace, FindsTheWinnerUnderDrift) {
+  // Drift of 2% per round, 1% difference: the per-round ratios see through it.
+  std::vector<VersionShape> shapes(17, VersionShape{1000.0, 0.003});
+  shapes[4].mean = 990.0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    SyntheticSampler sampler(shapes, seed, 0.02);
+    const Decision d = BlockedRetiringRacePlan({0.02, 0.05, 0.005, 300}).run(17, sampler);
+    EXPECT_EQ(d.chosen, 4u) << seed;
+    EXPECT_FALSE(d.cap_hit) << seed;
+  }
+}
+
 TEST(Race, DescribesItsParameters) {
   EXPECT_EQ(RacePlan({0.02, 0.05, 0.005, 100}).describe(),
             "race(alpha_lt=0.02,alpha_eq=0.05,eps=0.005,cap=100)");
+  EXPECT_EQ(RetiringRacePlan({0.01, 0.2, 0.005, 50}).describe(),
+            "retiring-race(alpha_lt=0.01,alpha_eq=0.2,eps=0.005,cap=50)");
 }
 
 }  // namespace

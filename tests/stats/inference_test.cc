@@ -129,6 +129,31 @@ TEST(StudentCriticalValues, WelchLessAgreesWithTheFullTest) {
   }
 }
 
+TEST(StudentCriticalValues, DifferenceBoundsAgreeWithTheOneSidedInterval) {
+  // welch_difference_below(a, b, limit) is "R's one-sided upper bound of mean(a) - mean(b)
+  // lies below limit", and mean_below / mean_above the same for one sample.
+  const RunningStats a = of(kA), b = of(kB), t1 = of(kT1);
+  for (double alpha : {1e-3, 0.05, 0.3})
+    for (double limit : {-3.0, -2.0, -1.5, 0.0, 1.0}) {
+      const StudentCriticalValues critical(alpha, 50);
+      const double upper = welch_t_test(a, b, Alternative::less, 1.0 - alpha).interval.upper;
+      EXPECT_EQ(critical.welch_difference_below(a, b, limit), upper < limit) << alpha << limit;
+      const TTest one = one_sample_t_test(t1, 0.0, Alternative::less, 1.0 - alpha);
+      EXPECT_EQ(critical.mean_below(t1, limit + 3.0), one.interval.upper < limit + 3.0);
+      const TTest other = one_sample_t_test(t1, 0.0, Alternative::greater, 1.0 - alpha);
+      EXPECT_EQ(critical.mean_above(t1, limit + 3.0), other.interval.lower > limit + 3.0);
+    }
+}
+
+TEST(StudentCriticalValues, DifferenceBoundsOfConstantSamples) {
+  const StudentCriticalValues critical(0.05, 10);
+  EXPECT_TRUE(critical.welch_difference_below(of({7, 7}), of({7, 7}), 0.01));
+  EXPECT_FALSE(critical.welch_difference_below(of({7, 7}), of({7, 7}), 0.0));
+  EXPECT_FALSE(critical.welch_difference_below(of({8, 8}), of({7, 7}), 0.5));
+  EXPECT_TRUE(critical.mean_below(of({2, 2, 2}), 2.5));
+  EXPECT_FALSE(critical.mean_above(of({2, 2, 2}), 2.0));
+}
+
 TEST(StudentCriticalValues, PairedTestsOnConstantDifferences) {
   const StudentCriticalValues critical(0.05, 10);
   EXPECT_TRUE(critical.mean_below_zero(of({-1, -1, -1})));
