@@ -6,6 +6,7 @@
 
 #include "plans/fixed.h"
 #include "plans/race.h"
+#include "stats/trimmed.h"
 
 namespace looprace::plans {
 namespace {
@@ -41,8 +42,10 @@ std::unique_ptr<Plan> make_plan(const PlanOptions& o) {
     const RaceParameters p{o.alpha_lt, o.alpha_eq, o.epsilon, o.max_samples};
     if (o.name == "race") return std::make_unique<RacePlan>(p);
     if (o.name == "blocked-race") return std::make_unique<BlockedRacePlan>(p);
-    if (o.name == "retiring-race") return std::make_unique<RetiringRacePlan>(p);
-    return std::make_unique<BlockedRetiringRacePlan>(p);
+    if (!stats::valid_trim(o.trim))
+      throw std::invalid_argument(fmt::format("--trim must be between 0 and 0.25, got {}", o.trim));
+    if (o.name == "retiring-race") return std::make_unique<RetiringRacePlan>(p, o.trim);
+    return std::make_unique<BlockedRetiringRacePlan>(p, o.trim);
   }
   if (o.name == "constant") {
     if (o.constant_size < 1 || o.constant_size > o.max_samples)

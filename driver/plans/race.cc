@@ -8,6 +8,7 @@
 #include "plans/rounds.h"
 #include "stats/inference.h"
 #include "stats/running_stats.h"
+#include "stats/trimmed.h"
 
 namespace looprace::plans {
 namespace {
@@ -21,13 +22,19 @@ std::size_t table_size(std::size_t max_samples) {
   return std::min<std::size_t>(2 * max_samples, 4096);
 }
 
-// Independent samples of log observations, one running summary per version.
+// A location estimate of each summary type the independent model can keep.
+stats::LocationEstimate estimate(const RunningStats& logs) { return stats::mean_estimate(logs); }
+stats::LocationEstimate estimate(const stats::TrimmedSample& logs) { return logs.estimate(); }
+
+// Independent samples of log observations, one summary per version: RunningStats for means
+// (Welch's test), TrimmedSample for trimmed means (Yuen's test).
+template <class Summary>
 class IndependentLogs {
  public:
   // A loser's rivals keep gathering data, so a loser may come back (the paper's rule).
   static constexpr bool kReadmitsLosers = true;
 
-  explicit IndependentLogs(std::size_t versions) : logs_(versions) {}
+  IndependentLogs(std::size_t versions, const Summary& empty) : logs_(versions, empty) {}
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
@@ -35,30 +42,34 @@ class IndependentLogs {
       if (observations[i]) logs_[sampled[i]].add(std::log(*observations[i]));
   }
   // Ranks the versions: the lower, the faster.
-  double score(std::size_t v, const std::vector<std::size_t>&) const { return logs_[v].mean(); }
+  double score(std::size_t v, const std::vector<std::size_t>&) const {
+    return estimate(logs_[v]).value;
+  }
   bool faster(std::size_t d, std::size_t c, const StudentCriticalValues& less) const {
-    return less.welch_less(logs_[d], logs_[c]);
+    return less.difference_below(estimate(logs_[d]), estimate(logs_[c]), 0.0);
   }
   // exp(upper_b - lower_c): how much faster than b version c could be in the worst case.
   double worst_speedup(std::size_t b, std::size_t c, const StudentCriticalValues& interval) const {
-    const auto half = [&](const RunningStats& x) {
-      return interval.at(static_cast<double>(x.count() - 1)) * x.std_error();
+    const auto half = [&](const stats::LocationEstimate& x) {
+      return interval.at(x.df) * std::sqrt(x.variance);
     };
-    return std::exp(logs_[b].mean() + half(logs_[b]) - (logs_[c].mean() - half(logs_[c])));
+    const auto eb = estimate(logs_[b]), ec = estimate(logs_[c]);
+    return std::exp(eb.value + half(eb) - (ec.value - half(ec)));
   }
-  // True when mean(log b) - mean(log c) < limit at the bound's level: c is shown to be not
-  // more than exp(limit) times faster than b.
+  // True when location(log b) - location(log c) < limit at the bound's level: c is shown to be
+  // not more than exp(limit) times faster than b.
   bool not_faster_by(std::size_t c, std::size_t b, double limit,
                      const StudentCriticalValues& bound) const {
-    return bound.welch_difference_below(logs_[b], logs_[c], limit);
+    return bound.difference_below(estimate(logs_[b]), estimate(logs_[c]), limit);
   }
 
  private:
-  std::vector<RunningStats> logs_;
+  std::vector<Summary> logs_;
 };
 
 // Blocked samples: for each pair (i < j) the summary of log x_i - log x_j over the rounds
-// that observed both.
+// that observed both (RunningStats for the paired t-test, TrimmedSample for the trimmed one).
+template <class Summary>
 class PairedLogs {
  public:
   // A loser's pairs with the survivors stop growing while it is out, so it could only come
@@ -66,7 +77,8 @@ class PairedLogs {
   // round, and the lowest-scoring survivor can never lose, which keeps one survivor.
   static constexpr bool kReadmitsLosers = false;
 
-  explicit PairedLogs(std::size_t versions) : versions_(versions), pairs_(versions * versions) {}
+  PairedLogs(std::size_t versions, const Summary& empty)
+      : versions_(versions), pairs_(versions * versions, empty) {}
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
@@ -84,33 +96,34 @@ class PairedLogs {
   double score(std::size_t v, const std::vector<std::size_t>& survivors) const {
     double total = 0.0;
     for (std::size_t u : survivors)
-      if (u != v) total += difference_mean(v, u);
+      if (u != v) total += difference(v, u).value;
     return total;
   }
   bool faster(std::size_t d, std::size_t c, const StudentCriticalValues& less) const {
-    // d faster than c: mean of log d - log c significantly below zero.
-    return d < c ? less.mean_below_zero(pair(d, c)) : less.mean_above_zero(pair(c, d));
+    // d faster than c: log d - log c significantly below zero.
+    return less.location_below(difference(d, c), 0.0);
   }
   double worst_speedup(std::size_t b, std::size_t c, const StudentCriticalValues& interval) const {
-    const RunningStats& x = pair(std::min(b, c), std::max(b, c));
-    const double half = interval.at(static_cast<double>(x.count() - 1)) * x.std_error();
-    return std::exp(difference_mean(b, c) + half);
+    const stats::LocationEstimate x = difference(b, c);
+    return std::exp(x.value + interval.at(x.df) * std::sqrt(x.variance));
   }
   bool not_faster_by(std::size_t c, std::size_t b, double limit,
                      const StudentCriticalValues& bound) const {
-    // Pairs hold log i - log j for i < j: bound log b - log c from above.
-    return b < c ? bound.mean_below(pair(b, c), limit) : bound.mean_above(pair(c, b), -limit);
+    return bound.location_below(difference(b, c), limit);
   }
 
  private:
-  RunningStats& pair(std::size_t i, std::size_t j) { return pairs_[i * versions_ + j]; }
-  const RunningStats& pair(std::size_t i, std::size_t j) const { return pairs_[i * versions_ + j]; }
-  double difference_mean(std::size_t a, std::size_t b) const {
-    return a < b ? pair(a, b).mean() : -pair(b, a).mean();
+  Summary& pair(std::size_t i, std::size_t j) { return pairs_[i * versions_ + j]; }
+  const Summary& pair(std::size_t i, std::size_t j) const { return pairs_[i * versions_ + j]; }
+  // Location of log a - log b.
+  stats::LocationEstimate difference(std::size_t a, std::size_t b) const {
+    if (a < b) return estimate(pair(a, b));
+    const stats::LocationEstimate x = estimate(pair(b, a));
+    return {-x.value, x.variance, x.df};
   }
 
   std::size_t versions_;
-  std::vector<RunningStats> pairs_;
+  std::vector<Summary> pairs_;
   std::vector<double> logs_;  // of the round being added
 };
 
@@ -121,11 +134,10 @@ class PairedLogs {
 // versions the next round observes, or none when the race is decided. The cap is checked
 // before a round is sampled, so no version exceeds max_samples.
 template <class Model, class NextRound>
-Decision run_race(std::size_t versions, Sampler& sampler, const RoundObserver& observer,
-                  std::size_t max_samples, const StudentCriticalValues& less,
-                  const NextRound& next_round) {
+Decision run_race(std::size_t versions, Model model, Sampler& sampler,
+                  const RoundObserver& observer, std::size_t max_samples,
+                  const StudentCriticalValues& less, const NextRound& next_round) {
   RoundKeeper keeper(versions, sampler, observer);
-  Model model(versions);
   for (int initial = 0; initial < 2; ++initial) {
     const std::vector<std::size_t> all = keeper.alive();
     model.add(all, keeper.pull(all));
@@ -172,10 +184,10 @@ Decision run_race(std::size_t versions, Sampler& sampler, const RoundObserver& o
 // The paper's stop rule: one survivor, or every survivor's worst-case speedup over the best
 // below 1 + epsilon; until then every survivor is observed again.
 template <class Model>
-Decision race(std::size_t versions, Sampler& sampler, const RoundObserver& observer,
+Decision race(std::size_t versions, Model model, Sampler& sampler, const RoundObserver& observer,
               const RaceParameters& p, const RaceCriticalValues& critical) {
-  return run_race<Model>(
-      versions, sampler, observer, p.max_samples, critical.less,
+  return run_race(
+      versions, std::move(model), sampler, observer, p.max_samples, critical.less,
       [&](const Model& model, const std::vector<std::size_t>& survivors, std::size_t best) {
         const bool equal = std::all_of(survivors.begin(), survivors.end(), [&](std::size_t c) {
           return c == best || model.worst_speedup(best, c, critical.interval) < 1.0 + p.epsilon;
@@ -189,11 +201,12 @@ Decision race(std::size_t versions, Sampler& sampler, const RoundObserver& obser
 // always observed. Recomputed every round, so a change of best re-admits whoever is no longer
 // shown slower than the new one. Decided when the best is the only version left to observe.
 template <class Model>
-Decision retiring_race(std::size_t versions, Sampler& sampler, const RoundObserver& observer,
-                       const RaceParameters& p, const RetiringRaceCriticalValues& critical) {
+Decision retiring_race(std::size_t versions, Model model, Sampler& sampler,
+                       const RoundObserver& observer, const RaceParameters& p,
+                       const RetiringRaceCriticalValues& critical) {
   const double limit = std::log1p(p.epsilon);
-  return run_race<Model>(
-      versions, sampler, observer, p.max_samples, critical.less,
+  return run_race(
+      versions, std::move(model), sampler, observer, p.max_samples, critical.less,
       [&](const Model& model, const std::vector<std::size_t>& survivors, std::size_t best) {
         std::vector<std::size_t> active;
         for (std::size_t c : survivors)
@@ -206,6 +219,16 @@ Decision retiring_race(std::size_t versions, Sampler& sampler, const RoundObserv
 std::string describe_race(const char* name, const RaceParameters& p) {
   return fmt::format("{}(alpha_lt={},alpha_eq={},eps={},cap={})", name, p.alpha_lt, p.alpha_eq,
                      p.epsilon, p.max_samples);
+}
+
+void require_trim(double trim) {
+  if (!stats::valid_trim(trim))
+    throw std::invalid_argument(fmt::format("trim must be between 0 and 0.25, got {}", trim));
+}
+
+std::string describe_retiring_race(const char* name, const RaceParameters& p, double trim) {
+  return fmt::format("{}(alpha_lt={},alpha_eq={},eps={},trim={},cap={})", name, p.alpha_lt,
+                     p.alpha_eq, p.epsilon, trim, p.max_samples);
 }
 
 }  // namespace
@@ -222,7 +245,8 @@ RacePlan::RacePlan(const RaceParameters& parameters)
 std::string RacePlan::describe() const { return describe_race("race", parameters_); }
 Decision RacePlan::run(std::size_t versions, Sampler& sampler,
                        const RoundObserver& observer) const {
-  return race<IndependentLogs>(versions, sampler, observer, parameters_, critical_);
+  return race(versions, IndependentLogs(versions, RunningStats{}), sampler, observer, parameters_,
+              critical_);
 }
 
 BlockedRacePlan::BlockedRacePlan(const RaceParameters& parameters)
@@ -230,31 +254,44 @@ BlockedRacePlan::BlockedRacePlan(const RaceParameters& parameters)
 std::string BlockedRacePlan::describe() const { return describe_race("blocked-race", parameters_); }
 Decision BlockedRacePlan::run(std::size_t versions, Sampler& sampler,
                               const RoundObserver& observer) const {
-  return race<PairedLogs>(versions, sampler, observer, parameters_, critical_);
+  return race(versions, PairedLogs(versions, RunningStats{}), sampler, observer, parameters_,
+              critical_);
 }
 
 }  // namespace looprace::plans
 
 namespace looprace::plans {
 
-RetiringRacePlan::RetiringRacePlan(const RaceParameters& parameters)
-    : parameters_(parameters), critical_(parameters) {}
+RetiringRacePlan::RetiringRacePlan(const RaceParameters& parameters, double trim)
+    : parameters_(parameters), trim_(trim), critical_(parameters) {
+  require_trim(trim);
+}
 std::string RetiringRacePlan::describe() const {
-  return describe_race("retiring-race", parameters_);
+  return describe_retiring_race("retiring-race", parameters_, trim_);
 }
 Decision RetiringRacePlan::run(std::size_t versions, Sampler& sampler,
                                const RoundObserver& observer) const {
-  return retiring_race<IndependentLogs>(versions, sampler, observer, parameters_, critical_);
+  if (trim_ == 0.0)
+    return retiring_race(versions, IndependentLogs(versions, RunningStats{}), sampler, observer,
+                         parameters_, critical_);
+  return retiring_race(versions, IndependentLogs(versions, stats::TrimmedSample(trim_)), sampler,
+                       observer, parameters_, critical_);
 }
 
-BlockedRetiringRacePlan::BlockedRetiringRacePlan(const RaceParameters& parameters)
-    : parameters_(parameters), critical_(parameters) {}
+BlockedRetiringRacePlan::BlockedRetiringRacePlan(const RaceParameters& parameters, double trim)
+    : parameters_(parameters), trim_(trim), critical_(parameters) {
+  require_trim(trim);
+}
 std::string BlockedRetiringRacePlan::describe() const {
-  return describe_race("blocked-retiring-race", parameters_);
+  return describe_retiring_race("blocked-retiring-race", parameters_, trim_);
 }
 Decision BlockedRetiringRacePlan::run(std::size_t versions, Sampler& sampler,
                                       const RoundObserver& observer) const {
-  return retiring_race<PairedLogs>(versions, sampler, observer, parameters_, critical_);
+  if (trim_ == 0.0)
+    return retiring_race(versions, PairedLogs(versions, RunningStats{}), sampler, observer,
+                         parameters_, critical_);
+  return retiring_race(versions, PairedLogs(versions, stats::TrimmedSample(trim_)), sampler,
+                       observer, parameters_, critical_);
 }
 
 }  // namespace looprace::plans

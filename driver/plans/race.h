@@ -77,13 +77,15 @@ class BlockedRacePlan : public Plan {
 // reaches the cap.
 class RetiringRacePlan : public Plan {
  public:
-  explicit RetiringRacePlan(const RaceParameters& parameters);
+  // `trim`: fraction of each end cut from every sample, in [0, 0.25]; 0 tests means.
+  RetiringRacePlan(const RaceParameters& parameters, double trim);
   std::string describe() const override;
   Decision run(std::size_t versions, Sampler& sampler,
                const RoundObserver& observer = {}) const override;
 
  private:
   RaceParameters parameters_;
+  double trim_;
   RetiringRaceCriticalValues critical_;
 };
 
@@ -91,13 +93,15 @@ class RetiringRacePlan : public Plan {
 // per-round log ratios, as BlockedRacePlan (losers stay out).
 class BlockedRetiringRacePlan : public Plan {
  public:
-  explicit BlockedRetiringRacePlan(const RaceParameters& parameters);
+  // `trim`: fraction of each end cut from every sample, in [0, 0.25]; 0 tests means.
+  BlockedRetiringRacePlan(const RaceParameters& parameters, double trim);
   std::string describe() const override;
   Decision run(std::size_t versions, Sampler& sampler,
                const RoundObserver& observer = {}) const override;
 
  private:
   RaceParameters parameters_;
+  double trim_;
   RetiringRaceCriticalValues critical_;
 };
 

@@ -71,13 +71,19 @@ double student_t_quantile(double probability, double df) {
   return boost::math::quantile(StudentT(df), probability);
 }
 
+LocationEstimate mean_estimate(const RunningStats& x) {
+  return {x.mean(), x.variance() / static_cast<double>(x.count()),
+          static_cast<double>(x.count()) - 1.0};
+}
+
+double welch_df(const LocationEstimate& a, const LocationEstimate& b) {
+  const double denominator = a.variance * a.variance / a.df + b.variance * b.variance / b.df;
+  if (denominator == 0.0) return a.df + b.df;
+  return (a.variance + b.variance) * (a.variance + b.variance) / denominator;
+}
+
 double welch_df(const RunningStats& a, const RunningStats& b) {
-  const double va = a.variance() / static_cast<double>(a.count());
-  const double vb = b.variance() / static_cast<double>(b.count());
-  const double denominator =
-      va * va / static_cast<double>(a.count() - 1) + vb * vb / static_cast<double>(b.count() - 1);
-  if (denominator == 0.0) return static_cast<double>(a.count() + b.count() - 2);
-  return (va + vb) * (va + vb) / denominator;
+  return welch_df(mean_estimate(a), mean_estimate(b));
 }
 
 TTest welch_t_test(const RunningStats& a, const RunningStats& b, Alternative alternative,
@@ -144,20 +150,17 @@ double StudentCriticalValues::at(double df) const {
   return student_t_quantile(1.0 - alpha_, df);
 }
 
-bool StudentCriticalValues::welch_difference_below(const RunningStats& a, const RunningStats& b,
-                                                   double limit) const {
-  const double margin = limit - (a.mean() - b.mean());
+bool StudentCriticalValues::difference_below(const LocationEstimate& a, const LocationEstimate& b,
+                                             double limit) const {
+  const double margin = limit - (a.value - b.value);
   if (!(margin > 0.0)) return false;
-  const double std_error = std::sqrt(a.variance() / static_cast<double>(a.count()) +
-                                     b.variance() / static_cast<double>(b.count()));
+  const double std_error = std::sqrt(a.variance + b.variance);
   if (std_error == 0.0) return true;
   const double t = margin / std_error;
-  // The critical value falls as df grows, and the Welch df lies between min(n) - 1 and
-  // n_a + n_b - 2: only a statistic between the two bounds needs the exact df.
-  const double low_df = static_cast<double>(std::min(a.count(), b.count()) - 1);
-  const double high_df = static_cast<double>(a.count() + b.count() - 2);
-  if (t > at(low_df)) return true;
-  if (t <= at(high_df)) return false;
+  // The critical value falls as df grows, and the Welch df lies between min(df_a, df_b) and
+  // df_a + df_b: only a statistic between the two bounds needs the exact df.
+  if (t > at(std::min(a.df, b.df))) return true;
+  if (t <= at(a.df + b.df)) return false;
   // Narrower bounds from the whole df around the exact one, then the exact quantile.
   const double df = welch_df(a, b);
   if (t > at(std::floor(df))) return true;
@@ -165,11 +168,12 @@ bool StudentCriticalValues::welch_difference_below(const RunningStats& a, const 
   return t > at(df);
 }
 
-bool StudentCriticalValues::beyond(double margin, const RunningStats& x) const {
+bool StudentCriticalValues::location_below(const LocationEstimate& x, double limit) const {
+  const double margin = limit - x.value;
   if (!(margin > 0.0)) return false;
-  const double std_error = x.std_error();
+  const double std_error = std::sqrt(x.variance);
   if (std_error == 0.0) return true;
-  return margin / std_error > at(static_cast<double>(x.count() - 1));
+  return margin / std_error > at(x.df);
 }
 
 }  // namespace looprace::stats

@@ -28,6 +28,21 @@ struct TTest {
                       // infinite)
 };
 
+// A location estimate with the square of its standard error and its degrees of freedom: the
+// mean of a sample (s^2 / n, n - 1), or a trimmed mean (stats/trimmed.h).
+struct LocationEstimate {
+  double value = 0.0;
+  double variance = 0.0;  // squared standard error of `value`
+  double df = 1.0;
+};
+
+// The mean of x as a LocationEstimate; n >= 2 for a finite df.
+LocationEstimate mean_estimate(const RunningStats& x);
+
+// Welch–Satterthwaite degrees of freedom of a.value - b.value; dfa + dfb when both variances
+// are zero.
+double welch_df(const LocationEstimate& a, const LocationEstimate& b);
+
 // Welch–Satterthwaite degrees of freedom of mean(a) - mean(b). Both samples need n >= 2. When
 // both variances are zero the formula is 0/0; n_a + n_b - 2 is returned, the pooled df.
 double welch_df(const RunningStats& a, const RunningStats& b);
@@ -69,21 +84,29 @@ class StudentCriticalValues {
   // True when the one-sided upper confidence bound (level 1 - alpha, Welch df) of
   // mean(a) - mean(b) lies below `limit`, i.e. Welch's test of mean(a) - mean(b) < limit
   // rejects at level alpha. The equivalence side of a race: "b is not more than limit faster".
-  bool welch_difference_below(const RunningStats& a, const RunningStats& b, double limit) const;
+  bool welch_difference_below(const RunningStats& a, const RunningStats& b, double limit) const {
+    return difference_below(mean_estimate(a), mean_estimate(b), limit);
+  }
+  // The same on any two location estimates (Yuen's test for trimmed means).
+  bool difference_below(const LocationEstimate& a, const LocationEstimate& b, double limit) const;
   // True when the one-sided one-sample test says mean(x) < 0 (resp. > 0) at level alpha: the
   // paired test on differences. Constant non-zero differences count as significant.
   bool mean_below_zero(const RunningStats& x) const { return mean_below(x, 0.0); }
   bool mean_above_zero(const RunningStats& x) const { return mean_above(x, 0.0); }
   // True when the one-sided upper (resp. lower) confidence bound at level 1 - alpha of mean(x)
   // lies below (resp. above) `limit`: the paired form of welch_difference_below.
-  bool mean_below(const RunningStats& x, double limit) const { return beyond(limit - x.mean(), x); }
-  bool mean_above(const RunningStats& x, double limit) const { return beyond(x.mean() - limit, x); }
+  bool mean_below(const RunningStats& x, double limit) const {
+    return location_below(mean_estimate(x), limit);
+  }
+  bool mean_above(const RunningStats& x, double limit) const {
+    const LocationEstimate e = mean_estimate(x);
+    return location_below({-e.value, e.variance, e.df}, -limit);
+  }
+  // The one-sample form on any location estimate: its upper bound lies below `limit`. A zero
+  // standard error makes any positive margin significant.
+  bool location_below(const LocationEstimate& x, double limit) const;
 
  private:
-  // margin / std_error(x) beyond the critical value at n - 1 df; a zero standard error makes
-  // any positive margin significant.
-  bool beyond(double margin, const RunningStats& x) const;
-
   double alpha_;
   std::vector<double> table_;  // table_[k] = critical value at k df; table_[0] unused
 };

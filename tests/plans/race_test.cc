@@ -207,7 +207,7 @@ TEST(RetiringRace, TiesCostFarFewerRunsThanThePapersStopRule) {
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     SyntheticSampler a(shapes, seed), b(shapes, seed);
     const Decision race = RacePlan(p).run(17, a);
-    const Decision retiring = RetiringRacePlan(p).run(17, b);
+    const Decision retiring = RetiringRacePlan(p, 0.0).run(17, b);
     EXPECT_FALSE(race.cap_hit);
     EXPECT_FALSE(retiring.cap_hit);
     EXPECT_LT(total(retiring) * 2, total(race)) << seed;
@@ -220,7 +220,7 @@ TEST(RetiringRace, AVersionFasterByMoreThanEpsilonIsNotRetired) {
   shapes[5].mean = 990.0;
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     SyntheticSampler sampler(shapes, seed);
-    const Decision d = RetiringRacePlan({0.02, 0.05, 0.005, 1000}).run(17, sampler);
+    const Decision d = RetiringRacePlan({0.02, 0.05, 0.005, 1000}, 0.0).run(17, sampler);
     EXPECT_EQ(d.chosen, 5u) << seed;
     EXPECT_FALSE(d.cap_hit) << seed;
   }
@@ -238,7 +238,7 @@ TEST(RetiringRace, ARetiredVersionComesBackWhenTheBestChanges) {
     script[2].push_back(odd ? 112.0 : 90.0);
   }
   ScriptedSampler sampler(script);
-  const Decision d = RetiringRacePlan({0.02, 0.05, 0.005, 100}).run(3, sampler);
+  const Decision d = RetiringRacePlan({0.02, 0.05, 0.005, 100}, 0.0).run(3, sampler);
   const auto sampled = [&](std::size_t round, std::size_t v) {
     const auto& s = d.rounds[round].sampled;
     return std::find(s.begin(), s.end(), v) != s.end();
@@ -258,7 +258,7 @@ TEST(BlockedRetiringRace, FindsTheWinnerUnderDrift) {
   shapes[4].mean = 990.0;
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     SyntheticSampler sampler(shapes, seed, 0.02);
-    const Decision d = BlockedRetiringRacePlan({0.02, 0.05, 0.005, 300}).run(17, sampler);
+    const Decision d = BlockedRetiringRacePlan({0.02, 0.05, 0.005, 300}, 0.0).run(17, sampler);
     EXPECT_EQ(d.chosen, 4u) << seed;
     EXPECT_FALSE(d.cap_hit) << seed;
   }
@@ -267,8 +267,8 @@ TEST(BlockedRetiringRace, FindsTheWinnerUnderDrift) {
 TEST(Race, DescribesItsParameters) {
   EXPECT_EQ(RacePlan({0.02, 0.05, 0.005, 100}).describe(),
             "race(alpha_lt=0.02,alpha_eq=0.05,eps=0.005,cap=100)");
-  EXPECT_EQ(RetiringRacePlan({0.01, 0.2, 0.005, 50}).describe(),
-            "retiring-race(alpha_lt=0.01,alpha_eq=0.2,eps=0.005,cap=50)");
+  EXPECT_EQ(RetiringRacePlan({0.01, 0.2, 0.005, 50}, 0.1).describe(),
+            "retiring-race(alpha_lt=0.01,alpha_eq=0.2,eps=0.005,trim=0.1,cap=50)");
 }
 
 }  // namespace
