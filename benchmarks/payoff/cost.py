@@ -1,0 +1,146 @@
+"""The cost of racing per decided loop against brute force (issues 6 and 7).
+
+Race cost, measured: compile time (the race's `building` phases, from its progress log) and run
+time (wall time of every run the race made for the loop, from its store). Brute force, derived:
+every raced code group x n runs + the same builds, where n is the smallest constant sample size
+whose failure rate is no higher than the race's, both replayed (`looprace replay`) on the
+recorded dataset of the same loop (benchmarks/record-dataset), and the run time per run is the
+mean wall time of the loop's race runs in the same store.
+"""
+import csv
+import io
+import json
+import re
+import sqlite3
+import subprocess
+from pathlib import Path
+
+PROGRESS = re.compile(r"^loop \d+/\d+ ([0-9a-f]{16}) \S+\s+(\S[^\t]*?)\s+elapsed (\d+):(\d+)(?::(\d+))?")
+RACE_PLAN = re.compile(r"race\(alpha_lt=([0-9.e-]+),alpha_eq=([0-9.e-]+),eps=([0-9.e-]+),cap=(\d+)")
+
+
+def seconds_of(match):
+    parts = [int(p) for p in match.group(3, 4, 5) if p is not None]
+    total = 0
+    for p in parts:
+        total = total * 60 + p
+    return total
+
+
+def phase_seconds(log_path):
+    """(loop id, phase) -> seconds, from the progress lines of race.log (one line per phase
+    change; a phase lasts until the next line of the same session; sessions restart at 0)."""
+    durations = {}
+    previous = None
+    for line in Path(log_path).read_text(errors="replace").splitlines():
+        m = PROGRESS.match(line.strip())
+        if not m:
+            continue
+        now = seconds_of(m)
+        if previous and now >= previous[2]:
+            key = (previous[0], previous[1])
+            durations[key] = durations.get(key, 0) + now - previous[2]
+        previous = (m.group(1), m.group(2).strip(), now)
+    return durations
+
+
+def store_runs(db_path):
+    """loop id -> {kind: (runs, wall seconds)} of the runs targeted at that loop."""
+    out = {}
+    with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
+        for loop, kind, count, wall in db.execute(
+                "select target_loop, kind, count(*), sum(wall_seconds) from runs "
+                "group by target_loop, kind"):
+            out.setdefault(loop, {})[kind] = (count, wall)
+    return out
+
+
+def store_decisions(db_path):
+    """loop id -> (plan string, number of raced code groups, chosen factor)."""
+    out = {}
+    with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
+        for loop, plan, groups, chosen in db.execute(
+                "select loop, plan, groups, chosen from decisions"):
+            out[loop] = (plan, len(set(json.loads(groups).values())), chosen)
+    return out
+
+
+def store_decision_sets(db_path):
+    """loop id -> (chosen factor, winners as text) of a store's decisions."""
+    with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
+        return {loop: (chosen, " ".join(map(str, json.loads(winners))))
+                for loop, chosen, winners in db.execute(
+                    "select loop, chosen, winners from decisions")}
+
+
+def replay(looprace, loop_csv, plans, extra):
+    done = subprocess.run(["nice", "-n", "10", looprace, "replay", loop_csv, "--plans", plans,
+                           "--json", "--repetitions", "200", "--seed", "1", "--threads", "2",
+                           *extra], check=True, capture_output=True, text=True)
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+def recorded_loop_csv(looprace, recorded_db, workdir):
+    """loop id -> path of a replay CSV holding only that loop's recorded observations."""
+    text = subprocess.run([looprace, "export", "--store", str(recorded_db), "--format",
+                           "observations"], check=True, capture_output=True, text=True).stdout
+    rows = {}
+    for row in csv.DictReader(io.StringIO(text)):
+        rows.setdefault(row["loop"], []).append(row)
+    paths = {}
+    for loop, loop_rows in rows.items():
+        path = Path(workdir) / f"recorded-{loop}.csv"
+        with open(path, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=["loop", "version", "cycles"])
+            w.writeheader()
+            w.writerows(loop_rows)
+        paths[loop] = (path, len(loop_rows) // len({r["version"] for r in loop_rows}))
+    return paths
+
+
+def brute_force_size(looprace, loop_csv, recorded_rounds, plan):
+    """(race failure, race mean samples, smallest constant n with failure <= race's or None)."""
+    m = RACE_PLAN.search(plan)
+    if not m:
+        return None
+    alpha_lt, alpha_eq, eps, cap = m.groups()
+    race = replay(looprace, str(loop_csv), "race",
+                  ["--alpha-lt", alpha_lt, "--alpha-eq", alpha_eq, "--epsilon", eps,
+                   "--max-samples", str(min(int(cap), recorded_rounds))])[0]
+    constants = replay(looprace, str(loop_csv), "constant",
+                       ["--max-samples", str(recorded_rounds)])
+    good = sorted(c["samples"] for c in constants if c["failure_rate"] <= race["failure_rate"])
+    return race["failure_rate"], race["mean_samples"], (good[0] if good else None)
+
+
+def cost_rows(looprace, program, pdir, recorded_db, workdir):
+    phases = phase_seconds(pdir / "race.log")
+    runs = store_runs(pdir / "race.db")
+    decided = store_decisions(pdir / "race.db")
+    recorded = recorded_loop_csv(looprace, recorded_db, workdir) if recorded_db else {}
+    rows = []
+    for loop, (plan, groups, chosen) in decided.items():
+        build_s = sum(s for (l, phase), s in phases.items() if l == loop and phase == "building")
+        kinds = runs.get(loop, {})
+        race_runs, race_wall = kinds.get("race", (0, 0.0))
+        other_runs = sum(c for k, (c, _) in kinds.items() if k != "race")
+        other_wall = sum(w for k, (_, w) in kinds.items() if k != "race")
+        row = {"program": program, "loop": loop, "plan": plan, "groups": groups,
+               "chosen": chosen, "build_s": build_s, "race_runs": race_runs,
+               "race_run_s": round(race_wall, 3), "other_runs": other_runs,
+               "other_run_s": round(other_wall, 3),
+               "mean_run_s": round(race_wall / race_runs, 6) if race_runs else None}
+        if loop in recorded:
+            path, rounds = recorded[loop]
+            sized = brute_force_size(looprace, path, rounds, plan)
+            if sized:
+                row.update({"recorded_rounds": rounds, "replay_race_failure": sized[0],
+                            "replay_race_mean_samples": round(sized[1], 1),
+                            "brute_force_n": sized[2]})
+                if sized[2] is not None and race_runs:
+                    brute = groups * sized[2] * race_wall / race_runs
+                    row["brute_force_run_s"] = round(brute, 3)
+                    row["ratio_total"] = round(
+                        (build_s + race_wall + other_wall) / (build_s + brute), 3)
+        rows.append(row)
+    return rows
