@@ -1,8 +1,10 @@
 // `looprace replay`: simulates sampling plans on recorded observations (seeds/000 section 5)
 // over a grid of parameters, and prints failure rate against average sample size as a table,
-// CSV, JSON lines and the paper's Figures 5 and 6 as SVG.
+// CSV, JSON lines and the paper's Figures 5 and 6 as SVG; per loop, for the grid's first
+// setting, a CSV and the paper's Figures 7-10 as SVG.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <memory>
@@ -17,6 +19,7 @@
 #include "cli/commands.h"
 #include "plans/factory.h"
 #include "plans/replay.h"
+#include "report/figures.h"
 #include "report/svg_chart.h"
 #include "store/dataset.h"
 #include "store/store.h"
@@ -41,6 +44,7 @@ struct ReplayCommandOptions {
   plans::ReplayOptions replay;
   bool json = false;
   std::string csv_out, svg_prefix;
+  std::string per_loop_csv, per_loop_svg;
 };
 
 struct Setting {
@@ -92,7 +96,7 @@ std::vector<Setting> grid(const ReplayCommandOptions& o, std::size_t cap) {
     plans::PlanOptions p;
     p.name = name;
     p.epsilon = o.epsilon;
-    if (name == "race" || name == "blocked-race") {
+    if (plans::races_on_levels(name)) {
       for (double lt : o.alpha_lt)
         for (double eq : o.alpha_eq) {
           p.alpha_lt = lt;
@@ -117,7 +121,7 @@ std::vector<Setting> grid(const ReplayCommandOptions& o, std::size_t cap) {
           add(p);
         }
     } else {
-      plans::make_plan(p);  // throws the factory's "unknown plan" error
+      add(p);  // a plan without a grid here: its defaults (the factory rejects unknown names)
     }
   }
   return settings;
@@ -164,7 +168,7 @@ void write_csv(const std::string& path, const std::vector<Setting>& settings) {
          "failure_rate,mean_samples,cap_rate,mean_winners\n";
   for (const auto& s : settings) {
     const auto& p = s.options;
-    const bool race = p.name == "race" || p.name == "blocked-race";
+    const bool race = plans::races_on_levels(p.name);
     out << fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{}\n", p.name, race ? fmt::format("{}", p.alpha_lt) : "",
         race ? fmt::format("{}", p.alpha_eq) : "", race ? fmt::format("{}", p.epsilon) : "",
@@ -194,10 +198,11 @@ std::string figure5(const std::vector<Setting>& settings, const std::vector<std:
     report::svg::Series series;
     series.name = name;
     series.line = name == "constant";
-    series.marker = name == "constant"    ? report::svg::Marker::square
-                    : name == "javastats" ? report::svg::Marker::cross
-                    : name == "race"      ? report::svg::Marker::circle
-                                          : report::svg::Marker::diamond;
+    series.marker = name == "constant"       ? report::svg::Marker::square
+                    : name == "javastats"    ? report::svg::Marker::cross
+                    : name == "race"         ? report::svg::Marker::circle
+                    : name == "blocked-race" ? report::svg::Marker::diamond
+                                             : report::svg::Marker::triangle;
     for (const auto& s : settings)
       if (s.options.name == name) series.points.push_back(point(s));
     std::sort(series.points.begin(), series.points.end(),
@@ -246,12 +251,14 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 void print_table(const std::vector<Setting>& settings, const plans::Dataset& data,
-                 const ReplayCommandOptions& o, std::size_t cap) {
+                 std::size_t single_version, const ReplayCommandOptions& o, std::size_t cap) {
   std::printf(
       "replay: %zu loops, %zu repetitions each, seed %llu, cap %zu, failure = chosen > "
       "%.2f%% slower than the best\n",
       data.size(), o.replay.repetitions, static_cast<unsigned long long>(o.replay.seed), cap,
       100.0 * o.replay.theta);
+  if (single_version > 0)
+    std::printf("left out: %zu loops with a single version (nothing to choose)\n", single_version);
   std::printf("%-58s %9s %9s %8s %8s\n", "plan", "failure%", "samples", "cap%", "winners");
   for (const auto& s : settings)
     std::printf("%-58s %9.3f %9.2f %8.2f %8.2f\n", s.plan->describe().c_str(),
@@ -268,13 +275,14 @@ void print_table(const std::vector<Setting>& settings, const plans::Dataset& dat
                 best->plan->describe().c_str(), best->outcome.mean_samples,
                 100.0 * best->outcome.failure_rate);
   }
-  for (const char* race : {"race", "blocked-race"}) {
+  for (const std::string& race : o.plans) {
+    if (!plans::races_on_levels(race)) continue;
     const Setting* r = cheapest(settings, race, o.target);
     if (!r) continue;
     for (const char* other : {"constant", "javastats"}) {
       const Setting* c = cheapest(settings, other, o.target);
       if (c)
-        std::printf("  %s needs %.1f%% fewer runs than %s\n", race,
+        std::printf("  %s needs %.1f%% fewer runs than %s\n", race.c_str(),
                     100.0 * (1.0 - r->outcome.mean_samples / c->outcome.mean_samples), other);
     }
   }
@@ -291,7 +299,9 @@ void add_replay_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--store", o->store, "Replay the raced observations of a looprace store instead")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--plans", o->plans, "Plans to replay: race, blocked-race, constant, javastats")
+  cmd->add_option("--plans", o->plans,
+                  "Plans to replay (race, blocked-race, constant, javastats, ...), or 'all'; "
+                  "plans without a grid here run with their defaults")
       ->delimiter(',');
   cmd->add_option("--alpha-lt", o->alpha_lt,
                   "alpha_LT values of the race grid (default: the paper's)")
@@ -319,9 +329,16 @@ void add_replay_command(CLI::App& app) {
   cmd->add_option(
       "--svg", o->svg_prefix,
       "Also write PREFIX-failure.svg (Figure 5) and PREFIX-sensitivity-<plan>.svg (Figure 6)");
+  cmd->add_option("--per-loop", o->per_loop_csv,
+                  "Write per loop and version the results of the grid's first setting as CSV");
+  cmd->add_option("--per-loop-svg", o->per_loop_svg,
+                  "Write seeds/000 Figures 7-10 of the grid's first setting, DIR/<loop>.svg "
+                  "for every loop");
   cmd->footer(R"(Example:
   looprace replay data.csv --repetitions 100 --csv-out replay.csv --svg replay
-  looprace replay --store .looprace/store.db --plans race,constant --json)");
+  looprace replay --store .looprace/store.db --plans race,constant --json
+  looprace replay data.csv --plans race --alpha-lt 0.02 --alpha-eq 0.02 --per-loop loops.csv \
+    --per-loop-svg figures)");
   cmd->callback([o] {
     if (o->csv.empty() == o->store.empty())
       throw std::runtime_error("replay: give either a CSV file or --store, not both or neither");
@@ -333,6 +350,14 @@ void add_replay_command(CLI::App& app) {
     } else {
       data = load_store(o->store);
     }
+    if (o->plans == std::vector<std::string>{"all"}) o->plans = plans::plan_names();
+    // A loop whose factors all gave the same code has nothing to choose: it cannot fail.
+    const std::size_t recorded = data.size();
+    const std::size_t single_version =
+        std::erase_if(data, [](const plans::LoopData& loop) { return loop.versions.size() < 2; });
+    if (data.empty())
+      throw std::runtime_error(fmt::format("{}: none of its {} loops has 2 versions",
+                                           o->csv.empty() ? o->store : o->csv, recorded));
     std::size_t rounds = std::numeric_limits<std::size_t>::max();
     for (const auto& loop : data) rounds = std::min(rounds, loop.rounds());
     const std::size_t cap = o->max_samples.value_or(rounds);
@@ -341,22 +366,39 @@ void add_replay_command(CLI::App& app) {
           "--max-samples {} exceeds the {} rounds recorded for the shortest loop", cap, rounds));
 
     std::vector<Setting> settings = grid(*o, cap);
+    if (settings.empty()) throw std::runtime_error("--plans: no plan to replay");
     std::vector<const plans::Plan*> plan_list;
     for (const auto& s : settings) plan_list.push_back(s.plan.get());
-    const auto outcomes = plans::replay(plan_list, data, o->replay);
+    const auto per_loop = plans::replay_per_loop(plan_list, data, o->replay);
+    const auto outcomes = plans::summarize(per_loop);
     for (std::size_t i = 0; i < settings.size(); ++i) settings[i].outcome = outcomes[i];
 
     if (o->json)
       for (const auto& s : settings) std::printf("%s\n", to_json(s).dump().c_str());
     else
-      print_table(settings, data, *o, cap);
+      print_table(settings, data, single_version, *o, cap);
     if (!o->csv_out.empty()) write_csv(o->csv_out, settings);
     if (!o->svg_prefix.empty()) {
       write_file(o->svg_prefix + "-failure.svg", figure5(settings, o->plans, o->target));
       for (const std::string& name : o->plans)
-        if (name == "race" || name == "blocked-race")
+        if (plans::races_on_levels(name))
           write_file(fmt::format("{}-sensitivity-{}.svg", o->svg_prefix, name),
                      figure6(settings, name, *o));
+    }
+    if (!o->per_loop_csv.empty()) {
+      std::ofstream out(o->per_loop_csv);
+      plans::write_per_loop_csv(out, settings.front().plan->describe(), per_loop.front());
+      if (!out) throw std::runtime_error(o->per_loop_csv + ": cannot write");
+    }
+    if (!o->per_loop_svg.empty()) {
+      std::filesystem::create_directories(o->per_loop_svg);
+      for (const auto& loop : per_loop.front()) {
+        // Store loops are named program/loop: one file per loop, no subdirectories.
+        std::string name = loop.loop;
+        std::replace(name.begin(), name.end(), '/', '_');
+        write_file(fmt::format("{}/{}.svg", o->per_loop_svg, name),
+                   report::replay_loop_figure(loop, settings.front().plan->describe()));
+      }
     }
   });
 }

@@ -8,9 +8,12 @@
 #include <istream>
 #include <map>
 #include <numeric>
+#include <ostream>
 #include <random>
 #include <stdexcept>
 #include <thread>
+
+#include "stats/running_stats.h"
 
 namespace looprace::plans {
 namespace {
@@ -50,9 +53,15 @@ std::uint64_t mix(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
   return out[0];
 }
 
-struct Tally {
+// What one plan did on one loop over the repetitions.
+struct LoopTally {
+  explicit LoopTally(std::size_t versions)
+      : counts(versions), cycles(versions), winners(versions, 0), chosen(versions, 0) {}
   std::size_t failures = 0, cap_hits = 0;
-  double samples = 0.0, winners = 0.0;
+  double winner_set_sizes = 0.0;
+  std::vector<stats::RunningStats> counts;  // observations taken per repetition
+  std::vector<stats::RunningStats> cycles;  // every observation taken
+  std::vector<std::size_t> winners, chosen;
 };
 
 bool is_integer(const std::string& s) {
@@ -129,23 +138,30 @@ Dataset read_dataset_csv(std::istream& in, const std::string& source) {
   return data;
 }
 
-std::vector<ReplayOutcome> replay(const std::vector<const Plan*>& plans, const Dataset& data,
-                                  const ReplayOptions& options) {
+std::vector<std::vector<LoopReplay>> replay_per_loop(const std::vector<const Plan*>& plans,
+                                                     const Dataset& data,
+                                                     const ReplayOptions& options) {
   if (data.empty()) throw std::invalid_argument("replay of an empty dataset");
   if (options.repetitions == 0) throw std::invalid_argument("--repetitions must be at least 1");
-  // Acceptable versions per loop: true mean within theta of the best's.
-  std::vector<std::vector<bool>> acceptable(data.size());
+  // Every version's true mean and sd, and whether it is acceptable: within theta of the best.
+  std::vector<std::vector<VersionReplay>> truth(data.size());
   for (std::size_t l = 0; l < data.size(); ++l) {
-    std::vector<double> means;
-    for (const auto& c : data[l].cycles)
-      means.push_back(std::accumulate(c.begin(), c.end(), 0.0) / static_cast<double>(c.size()));
-    const double best = *std::min_element(means.begin(), means.end());
-    for (double m : means) acceptable[l].push_back(best / m > 1.0 - options.theta);
+    for (const auto& c : data[l].cycles) {
+      stats::RunningStats all;
+      for (double x : c) all.add(x);
+      truth[l].push_back({c.size(), all.mean(), all.stddev()});
+    }
+    const double best = std::min_element(truth[l].begin(), truth[l].end(), [](auto& a, auto& b) {
+                          return a.true_mean < b.true_mean;
+                        })->true_mean;
+    for (VersionReplay& v : truth[l]) v.acceptable = best / v.true_mean > 1.0 - options.theta;
   }
 
   // Work items are (plan, loop) pairs; each writes only its own tally, so the result does not
   // depend on which thread ran it.
-  std::vector<Tally> tallies(plans.size() * data.size());
+  std::vector<LoopTally> tallies;
+  for (std::size_t p = 0; p < plans.size(); ++p)
+    for (const LoopData& loop : data) tallies.emplace_back(loop.cycles.size());
   std::atomic<std::size_t> next{0};
   std::exception_ptr error;
   std::atomic<bool> failed{false};
@@ -155,7 +171,7 @@ std::vector<ReplayOutcome> replay(const std::vector<const Plan*>& plans, const D
         const Plan& plan = *plans[item / data.size()];
         const std::size_t l = item % data.size();
         const LoopData& loop = data[l];
-        Tally& tally = tallies[item];
+        LoopTally& tally = tallies[item];
         std::vector<std::size_t> order(loop.rounds());
         for (std::size_t rep = 0; rep < options.repetitions; ++rep) {
           std::iota(order.begin(), order.end(), std::size_t{0});
@@ -163,12 +179,17 @@ std::vector<ReplayOutcome> replay(const std::vector<const Plan*>& plans, const D
           std::shuffle(order.begin(), order.end(), rng);
           ReplaySampler sampler(loop, order);
           const Decision d = plan.run(loop.cycles.size(), sampler);
-          if (!acceptable[l][d.chosen]) ++tally.failures;
+          if (!truth[l][d.chosen].acceptable) ++tally.failures;
           if (d.cap_hit) ++tally.cap_hits;
-          tally.samples += static_cast<double>(std::accumulate(d.samples.begin(), d.samples.end(),
-                                                               std::size_t{0})) /
-                           static_cast<double>(loop.cycles.size());
-          tally.winners += static_cast<double>(d.winners.size());
+          tally.winner_set_sizes += static_cast<double>(d.winners.size());
+          ++tally.chosen[d.chosen];
+          for (std::size_t w : d.winners) ++tally.winners[w];
+          for (std::size_t v = 0; v < loop.cycles.size(); ++v) {
+            tally.counts[v].add(static_cast<double>(d.samples[v]));
+            // The sampler served version v its rounds in `order`, one per observation.
+            for (std::size_t k = 0; k < d.samples[v]; ++k)
+              tally.cycles[v].add(loop.cycles[v][order[k]]);
+          }
         }
       }
     } catch (...) {
@@ -181,21 +202,77 @@ std::vector<ReplayOutcome> replay(const std::vector<const Plan*>& plans, const D
   for (auto& t : threads) t.join();
   if (error) std::rethrow_exception(error);
 
-  std::vector<ReplayOutcome> outcomes(plans.size());
-  const double runs = static_cast<double>(data.size() * options.repetitions);
+  const auto reps = static_cast<double>(options.repetitions);
+  std::vector<std::vector<LoopReplay>> results(plans.size());
   for (std::size_t p = 0; p < plans.size(); ++p) {
-    Tally total;
     for (std::size_t l = 0; l < data.size(); ++l) {
-      const Tally& t = tallies[p * data.size() + l];
-      total.failures += t.failures;
-      total.cap_hits += t.cap_hits;
-      total.samples += t.samples;
-      total.winners += t.winners;
+      const LoopTally& t = tallies[p * data.size() + l];
+      LoopReplay r{data[l].loop, data[l].versions, truth[l], options.repetitions};
+      double samples = 0.0;
+      for (std::size_t v = 0; v < r.per_version.size(); ++v) {
+        VersionReplay& out = r.per_version[v];
+        out.samples_mean = t.counts[v].mean();
+        out.samples_sd = t.counts[v].stddev();
+        out.sampled_mean = t.cycles[v].mean();
+        out.sampled_sd = t.cycles[v].stddev();
+        out.winner_count = t.winners[v];
+        out.chosen_count = t.chosen[v];
+        samples += out.samples_mean;
+      }
+      r.failure_rate = static_cast<double>(t.failures) / reps;
+      r.cap_rate = static_cast<double>(t.cap_hits) / reps;
+      r.mean_samples = samples / static_cast<double>(r.per_version.size());
+      r.mean_winners = t.winner_set_sizes / reps;
+      results[p].push_back(std::move(r));
     }
-    outcomes[p] = {static_cast<double>(total.failures) / runs, total.samples / runs,
-                   static_cast<double>(total.cap_hits) / runs, total.winners / runs};
+  }
+  return results;
+}
+
+std::vector<ReplayOutcome> summarize(const std::vector<std::vector<LoopReplay>>& per_loop) {
+  std::vector<ReplayOutcome> outcomes;
+  for (const auto& loops : per_loop) {
+    ReplayOutcome sum;
+    for (const LoopReplay& r : loops) {
+      sum.failure_rate += r.failure_rate;
+      sum.mean_samples += r.mean_samples;
+      sum.cap_rate += r.cap_rate;
+      sum.mean_winners += r.mean_winners;
+    }
+    const auto n = static_cast<double>(loops.size());
+    outcomes.push_back(
+        {sum.failure_rate / n, sum.mean_samples / n, sum.cap_rate / n, sum.mean_winners / n});
   }
   return outcomes;
+}
+
+std::vector<ReplayOutcome> replay(const std::vector<const Plan*>& plans, const Dataset& data,
+                                  const ReplayOptions& options) {
+  return summarize(replay_per_loop(plans, data, options));
+}
+
+const char* const kPerLoopCsvHeader =
+    "plan,loop,version,recorded,true_mean,true_sd,acceptable,samples_mean,samples_sd,"
+    "sampled_mean,sampled_sd,winner_rate,chosen_rate,loop_failure_rate,loop_cap_rate,"
+    "loop_mean_samples,loop_mean_winners,repetitions";
+
+void write_per_loop_csv(std::ostream& out, const std::string& plan,
+                        const std::vector<LoopReplay>& loops) {
+  out << kPerLoopCsvHeader << '\n';
+  // Plan descriptions hold commas: quoted as CSV requires.
+  const std::string quoted_plan = '"' + plan + '"';
+  for (const LoopReplay& r : loops) {
+    const auto reps = static_cast<double>(r.repetitions);
+    for (std::size_t v = 0; v < r.versions.size(); ++v) {
+      const VersionReplay& x = r.per_version[v];
+      out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", quoted_plan,
+                         r.loop, r.versions[v], x.recorded, x.true_mean, x.true_sd,
+                         x.acceptable ? 1 : 0, x.samples_mean, x.samples_sd, x.sampled_mean,
+                         x.sampled_sd, static_cast<double>(x.winner_count) / reps,
+                         static_cast<double>(x.chosen_count) / reps, r.failure_rate, r.cap_rate,
+                         r.mean_samples, r.mean_winners, r.repetitions);
+    }
+  }
 }
 
 }  // namespace looprace::plans

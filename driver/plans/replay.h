@@ -45,10 +45,50 @@ struct ReplayOutcome {
   double mean_winners = 0.0;  // average size of the winner set
 };
 
-// Replays every plan on every loop. The same seed gives the same outcomes whatever the thread
-// count, and every plan sees the same random orders. Throws std::runtime_error when a plan
-// asks for more rounds than a loop recorded.
+// One version of one loop under one plan, over all repetitions (seeds/000 Figures 7-10).
+struct VersionReplay {
+  std::size_t recorded = 0;  // observations recorded
+  double true_mean = 0.0;    // of all recorded cycles
+  double true_sd = 0.0;
+  bool acceptable = false;    // true mean within theta of the best version's
+  double samples_mean = 0.0;  // observations the plan took per repetition
+  double samples_sd = 0.0;
+  double sampled_mean = 0.0;     // cycles of every observation the plan took, pooled over
+  double sampled_sd = 0.0;       // repetitions (0 when it took none)
+  std::size_t winner_count = 0;  // repetitions that put it in the winner set
+  std::size_t chosen_count = 0;  // repetitions that chose it
+};
+
+// One loop under one plan.
+struct LoopReplay {
+  std::string loop;
+  std::vector<std::string> versions;
+  std::vector<VersionReplay> per_version;  // same order as versions
+  std::size_t repetitions = 0;
+  double failure_rate = 0.0;
+  double cap_rate = 0.0;
+  double mean_samples = 0.0;  // average observations per version and repetition
+  double mean_winners = 0.0;
+};
+
+// Replays every plan on every loop: result[p][l] is plan p on loop l. The same seed gives the
+// same results whatever the thread count, and every plan sees the same random orders (they
+// depend on the seed, the loop's position in the dataset and the repetition). Throws
+// std::runtime_error when a plan asks for more rounds than a loop recorded.
+std::vector<std::vector<LoopReplay>> replay_per_loop(const std::vector<const Plan*>& plans,
+                                                     const Dataset& data,
+                                                     const ReplayOptions& options);
+
+// Each plan's per-loop results averaged over its loops (every loop weighs the same).
+std::vector<ReplayOutcome> summarize(const std::vector<std::vector<LoopReplay>>& per_loop);
+
+// summarize(replay_per_loop(...)).
 std::vector<ReplayOutcome> replay(const std::vector<const Plan*>& plans, const Dataset& data,
                                   const ReplayOptions& options);
+
+// CSV, one row per loop and version, headed by kPerLoopCsvHeader; `plan` names the setting.
+extern const char* const kPerLoopCsvHeader;
+void write_per_loop_csv(std::ostream& out, const std::string& plan,
+                        const std::vector<LoopReplay>& loops);
 
 }  // namespace looprace::plans

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "report/svg_chart.h"
 #include "stats/inference.h"
 #include "stats/running_stats.h"
 
@@ -102,6 +103,55 @@ LoopFigures derive_figures(const LoopReport& loop, double confidence) {
     }
   }
   return figures;
+}
+
+std::string replay_loop_figure(const plans::LoopReplay& loop, const std::string& plan) {
+  // Versions sit at their index, named by their label (deduplicated factors leave gaps in the
+  // factor numbers, which would only spread the points).
+  std::vector<std::pair<double, std::string>> ticks;
+  for (std::size_t v = 0; v < loop.versions.size(); ++v)
+    ticks.emplace_back(static_cast<double>(v), loop.versions[v]);
+  const svg::Axis versions{"version", false, -0.5, static_cast<double>(loop.versions.size()) - 0.5,
+                           false,     ticks};
+
+  svg::Chart cycles;
+  cycles.title = fmt::format("Loop {}: cycles over all {} rounds", loop.loop,
+                             loop.per_version.empty() ? 0 : loop.per_version[0].recorded);
+  cycles.width = 560;
+  cycles.x = versions;
+  cycles.y = {"mean cycles (1 sd bars)", false, {}, {}, false, {}};
+  svg::Series best{"within theta of the best", {}, "#009E73", false, false, svg::Marker::circle};
+  svg::Series slower{"slower", {}, "#D55E00", false, false, svg::Marker::square};
+  for (std::size_t v = 0; v < loop.versions.size(); ++v) {
+    const plans::VersionReplay& r = loop.per_version[v];
+    (r.acceptable ? best : slower)
+        .points.push_back({static_cast<double>(v), r.true_mean, r.true_mean - r.true_sd,
+                           r.true_mean + r.true_sd, ""});
+  }
+  cycles.series = {best, slower};
+
+  svg::Chart samples;
+  samples.title = fmt::format("{:.1f} samples per version, {:.0f}% failed, {:.0f}% capped",
+                              loop.mean_samples, 100.0 * loop.failure_rate, 100.0 * loop.cap_rate);
+  samples.width = 560;
+  samples.x = versions;
+  samples.x.label = plan;
+  samples.y = {fmt::format("samples per repetition (mean of {}, 1 sd bars)", loop.repetitions),
+               false,
+               {},
+               {},
+               true,
+               {}};
+  svg::Series taken{"", {}, "#0072B2", false, false, svg::Marker::none, true};
+  for (std::size_t v = 0; v < loop.versions.size(); ++v) {
+    const plans::VersionReplay& r = loop.per_version[v];
+    // Sample counts are never negative: the lower bar stops at 0.
+    taken.points.push_back({static_cast<double>(v), r.samples_mean,
+                            std::max(0.0, r.samples_mean - r.samples_sd),
+                            r.samples_mean + r.samples_sd, ""});
+  }
+  samples.series = {taken};
+  return svg::side_by_side({cycles, samples});
 }
 
 std::string format_cycles(double cycles) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "plans/replay.h"
 #include "report/model.h"
 #include "stats/speedup_test.h"
 
@@ -35,6 +36,12 @@ struct LoopFigures {
 };
 
 LoopFigures derive_figures(const LoopReport& loop, double confidence);
+
+// seeds/000 Figures 7-10 for one loop of a replay, as one SVG of two graphs side by side:
+// left, every version's mean cycles over all recorded data with 1-sd error bars (versions
+// within theta of the best in their own color); right, the observations the plan took per
+// version, averaged over the repetitions, with 1-sd error bars.
+std::string replay_loop_figure(const plans::LoopReplay& loop, const std::string& plan);
 
 // Cycles for people: "812", "12.35k", "1.235M", "2.100G".
 std::string format_cycles(double cycles);

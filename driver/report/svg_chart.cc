@@ -424,4 +424,20 @@ std::string Chart::render() const {
   return out;
 }
 
+std::string side_by_side(const std::vector<Chart>& charts) {
+  double width = 0, height = 0;
+  std::string body;
+  for (const Chart& chart : charts) {
+    // A nested <svg> sits at the origin of its parent's coordinates: the group moves it.
+    body += fmt::format(R"svg(<g transform="translate({},0)">)svg", fmt_px(width)) + "\n" +
+            chart.render() + "</g>\n";
+    width += chart.width;
+    height = std::max(height, chart.height);
+  }
+  return fmt::format(
+             R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}">)",
+             width, height) +
+         "\n" + body + "</svg>\n";
+}
+
 }  // namespace looprace::report::svg

@@ -82,4 +82,8 @@ struct Chart {
   std::string render() const;
 };
 
+// Charts in one row as one <svg> element, each at its own size (e.g. the two graphs of
+// seeds/000 Figures 7-10).
+std::string side_by_side(const std::vector<Chart>& charts);
+
 }  // namespace looprace::report::svg

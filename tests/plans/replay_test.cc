@@ -1,8 +1,11 @@
-// Replay on small recorded datasets: CSV parsing, failure rates, determinism across threads.
+// Replay on small recorded datasets: CSV parsing, failure rates, determinism across threads,
+// per-loop results with known answers.
 #include "plans/replay.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
@@ -132,6 +135,110 @@ TEST(Replay, CsvRoundTrip) {
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[1].cycles[1].size(), 200u);
   EXPECT_NEAR(back[0].cycles[2][3], data[0].cycles[2][3], 1e-3);
+}
+
+// Version 0 is {1,2,3,4} (mean 2.5, sd sqrt(5/3)), version 1 always 10: far slower.
+Dataset known_loop() {
+  Dataset data(1);
+  data[0].loop = "L";
+  data[0].versions = {"0", "1"};
+  data[0].cycles = {{1, 2, 3, 4}, {10, 10, 10, 10}};
+  return data;
+}
+
+TEST(ReplayPerLoop, KnownAnswersOfAPlanTakingAllData) {
+  ConstantPlan all(4);
+  const auto results = replay_per_loop({&all}, known_loop(), {10, 1, 0.005, 2});
+  ASSERT_EQ(results.size(), 1u);
+  ASSERT_EQ(results[0].size(), 1u);
+  const LoopReplay& r = results[0][0];
+  EXPECT_EQ(r.loop, "L");
+  EXPECT_EQ(r.repetitions, 10u);
+  EXPECT_EQ(r.failure_rate, 0.0);
+  EXPECT_EQ(r.cap_rate, 0.0);
+  EXPECT_DOUBLE_EQ(r.mean_samples, 4.0);
+  EXPECT_DOUBLE_EQ(r.mean_winners, 1.0);
+  const VersionReplay& fast = r.per_version[0];
+  EXPECT_EQ(fast.recorded, 4u);
+  EXPECT_DOUBLE_EQ(fast.true_mean, 2.5);
+  EXPECT_NEAR(fast.true_sd, std::sqrt(5.0 / 3.0), 1e-12);
+  EXPECT_TRUE(fast.acceptable);
+  EXPECT_DOUBLE_EQ(fast.samples_mean, 4.0);
+  EXPECT_EQ(fast.samples_sd, 0.0);
+  // The same 4 values pooled over 10 repetitions: squared deviations 10 * 5 over 39.
+  EXPECT_DOUBLE_EQ(fast.sampled_mean, 2.5);
+  EXPECT_NEAR(fast.sampled_sd, std::sqrt(50.0 / 39.0), 1e-12);
+  EXPECT_EQ(fast.chosen_count, 10u);
+  EXPECT_EQ(fast.winner_count, 10u);
+  const VersionReplay& slow = r.per_version[1];
+  EXPECT_FALSE(slow.acceptable);
+  EXPECT_DOUBLE_EQ(slow.true_mean, 10.0);
+  EXPECT_EQ(slow.true_sd, 0.0);
+  EXPECT_EQ(slow.chosen_count, 0u);
+  EXPECT_EQ(slow.winner_count, 0u);
+}
+
+TEST(ReplayPerLoop, OneObservationChoosesByTheFirstRoundDrawn) {
+  // Rounds 1 and 3 make the slower version 1 (mean 101.75 vs 101: 0.74 %) look faster; the
+  // first round drawn decides, so failures, choices and the pooled samples agree exactly.
+  Dataset data(1);
+  data[0].loop = "coin";
+  data[0].versions = {"0", "1"};
+  data[0].cycles = {{100, 102, 100, 102}, {101, 101, 104, 101}};
+  ConstantPlan one(1);
+  const LoopReplay r = replay_per_loop({&one}, data, {200, 5, 0.005, 1})[0][0];
+  const VersionReplay &v0 = r.per_version[0], &v1 = r.per_version[1];
+  EXPECT_TRUE(v0.acceptable);
+  EXPECT_FALSE(v1.acceptable);
+  EXPECT_EQ(v0.chosen_count + v1.chosen_count, 200u);
+  EXPECT_GT(v1.chosen_count, 60u);
+  EXPECT_LT(v1.chosen_count, 140u);
+  EXPECT_DOUBLE_EQ(r.failure_rate, static_cast<double>(v1.chosen_count) / 200.0);
+  // Version 0 drew 100 when it was chosen and 102 when version 1 was.
+  EXPECT_NEAR(v0.sampled_mean, (100.0 * v0.chosen_count + 102.0 * v1.chosen_count) / 200.0, 1e-9);
+  EXPECT_DOUBLE_EQ(v0.samples_mean, 1.0);
+}
+
+TEST(ReplayPerLoop, SummaryIsTheAverageOverLoopsAndThreadsDoNotMatter) {
+  const Dataset data = two_loops();
+  RacePlan race({0.05, 0.05, 0.005, 100});
+  ConstantPlan constant(3);
+  const std::vector<const Plan*> plans = {&race, &constant};
+  const auto one = replay_per_loop(plans, data, {20, 11, 0.005, 1});
+  const auto two = replay_per_loop(plans, data, {20, 11, 0.005, 2});
+  const auto summary = replay(plans, data, {20, 11, 0.005, 2});
+  for (std::size_t p = 0; p < plans.size(); ++p) {
+    double samples = 0.0, winners = 0.0;
+    for (std::size_t l = 0; l < data.size(); ++l) {
+      samples += one[p][l].mean_samples;
+      winners += one[p][l].mean_winners;
+      for (std::size_t v = 0; v < data[l].versions.size(); ++v) {
+        EXPECT_EQ(one[p][l].per_version[v].samples_mean, two[p][l].per_version[v].samples_mean);
+        EXPECT_EQ(one[p][l].per_version[v].sampled_sd, two[p][l].per_version[v].sampled_sd);
+        EXPECT_EQ(one[p][l].per_version[v].winner_count, two[p][l].per_version[v].winner_count);
+      }
+    }
+    EXPECT_DOUBLE_EQ(summary[p].mean_samples, samples / 2.0);
+    EXPECT_DOUBLE_EQ(summary[p].mean_winners, winners / 2.0);
+  }
+}
+
+TEST(ReplayPerLoop, CsvHasOneRowPerVersionWithThePlanQuoted) {
+  ConstantPlan all(4);
+  const auto results = replay_per_loop({&all}, known_loop(), {10, 1, 0.005, 1});
+  std::ostringstream out;
+  write_per_loop_csv(out, all.describe(), results[0]);
+  std::istringstream in(out.str());
+  std::string header, fast, slow, end;
+  std::getline(in, header);
+  std::getline(in, fast);
+  std::getline(in, slow);
+  EXPECT_FALSE(std::getline(in, end));
+  EXPECT_EQ(header, kPerLoopCsvHeader);
+  const VersionReplay& v = results[0][0].per_version[0];
+  EXPECT_EQ(fast, "\"constant(n=4)\",L,0,4,2.5," + fmt::format("{}", v.true_sd) + ",1,4,0,2.5," +
+                      fmt::format("{}", v.sampled_sd) + ",1,1,0,0,4,1,10");
+  EXPECT_EQ(slow, "\"constant(n=4)\",L,1,4,10,0,0,4,0,10,0,0,0,0,0,4,1,10");
 }
 
 }  // namespace
