@@ -164,6 +164,7 @@ std::vector<store::Hotness> measure_hotness(
     store::HotnessSample s;
     s.wall_seconds = r.process.wall_seconds;
     s.tsc_hz = r.observations.tsc_hz.value_or(0);
+    s.probe_cycles = r.observations.probe_cycles.value_or(0);
     for (const auto& [id, totals] : r.observations.loops) {
       s.loops[id] = {static_cast<double>(totals.cycles), static_cast<double>(totals.entries)};
     }

@@ -189,7 +189,8 @@ std::vector<build::LoopRow> Racer::choose_loops() {
 
   // Hotness is measured once per store: a resumed race ranks the loops the same way.
   std::vector<store::Hotness> ranking =
-      store::stored_hotness(*store_, program_, reference_.observations.tsc_hz.value_or(0));
+      store::stored_hotness(*store_, program_, reference_.observations.tsc_hz.value_or(0),
+                            reference_.observations.probe_cycles.value_or(0));
   if (ranking.empty()) {
     RaceProgress p;
     p.phase = "measuring hotness";

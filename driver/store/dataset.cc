@@ -12,7 +12,7 @@ std::vector<Hotness> rank_hotness(const std::vector<HotnessSample>& samples) {
     for (const auto& [id, totals] : s.loops) {
       auto& h = by_id[id];
       h.id = id;
-      h.cycles_per_run += totals.first;
+      h.cycles_per_run += std::max(0.0, totals.first - totals.second * s.probe_cycles);
       h.entries_per_run += totals.second;
     }
   }
@@ -30,13 +30,15 @@ std::vector<Hotness> rank_hotness(const std::vector<HotnessSample>& samples) {
   return out;
 }
 
-std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, double tsc_hz) {
+std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, double tsc_hz,
+                                    double probe_cycles) {
   std::vector<HotnessSample> samples;
   for (const auto& r : store.runs(program, RunKind::kHotness)) {
     if (!r.ok) continue;
     HotnessSample s;
     s.wall_seconds = r.wall_seconds;
     s.tsc_hz = tsc_hz;
+    s.probe_cycles = probe_cycles;
     for (const auto& o : r.observations) {
       s.loops[o.loop_id] = {static_cast<double>(o.cycles), static_cast<double>(o.entries)};
     }

@@ -12,10 +12,12 @@
 
 namespace looprace::store {
 
-// Hotness of one loop: cycles per run and share of the program's cycles.
+// Hotness of one loop: cycles per run and share of the program's cycles, net of the probe's
+// bias, so that a short loop entered millions of times does not rank high for the cycles its
+// own probes spend.
 struct Hotness {
   std::string id;
-  double cycles_per_run = 0;
+  double cycles_per_run = 0;  // measured cycles minus entries x the probe's bias
   double entries_per_run = 0;
   double share = 0;  // of the program's cycles (wall time x TSC rate), 0..1; 0 when unknown
 };
@@ -23,7 +25,8 @@ struct Hotness {
 // One run of the all-instrumented build.
 struct HotnessSample {
   double wall_seconds = 0;
-  double tsc_hz = 0;                                       // 0 when unknown
+  double tsc_hz = 0;        // 0 when unknown
+  double probe_cycles = 0;  // bias of one entry's t1 - t0 (empty region); 0 when unknown
   std::map<std::string, std::pair<double, double>> loops;  // id -> (cycles, entries)
 };
 
@@ -31,7 +34,8 @@ struct HotnessSample {
 std::vector<Hotness> rank_hotness(const std::vector<HotnessSample>& samples);
 
 // The hotness runs stored for `program`, ranked (empty when none were stored).
-std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, double tsc_hz);
+std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, double tsc_hz,
+                                    double probe_cycles);
 
 // Observations of one loop's race: cycles per factor in recorded order (only the factors that
 // were raced, i.e. the lowest factor of each group of byte-identical variants), plus which

@@ -97,7 +97,8 @@ report::Report load_report(const Store& store, const std::vector<std::string>& s
   std::map<std::string, DecisionRow> decisions;
   for (auto& d : store.decisions(program.id)) decisions[d.loop_id] = d;
   std::map<std::string, double> shares;
-  for (const auto& h : stored_hotness(store, program.id, rep.context.tsc_hz))
+  for (const auto& h :
+       stored_hotness(store, program.id, rep.context.tsc_hz, rep.context.probe_overhead_cycles))
     shares[h.id] = h.share;
 
   std::vector<LoopDataset> raced = load_race_dataset(store, program.id);

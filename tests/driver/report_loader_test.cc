@@ -94,7 +94,7 @@ TEST_F(ReportLoaderTest, FillsContextFactorsAndDecisionByFactor) {
   EXPECT_EQ(l.position, "1/2");
   EXPECT_EQ(l.features["stmts"], 9);
   ASSERT_TRUE(l.hotness_share.has_value());
-  EXPECT_NEAR(*l.hotness_share, 0.25, 1e-9);
+  EXPECT_NEAR(*l.hotness_share, (250000000.0 - 40) / 1e9, 1e-12);  // net of one probe bias
   ASSERT_EQ(l.factors.size(), 17u);
   EXPECT_EQ(l.factors[0].cycles, (std::vector<double>{1001, 1002}));
   EXPECT_EQ(l.factors[1].code_group, 0);
