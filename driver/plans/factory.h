@@ -19,7 +19,7 @@ struct PlanOptions {
   double alpha_lt = 0.02;          // race: level of the one-sided "d is faster than c" test
   double alpha_eq = 0.05;          // race: 1 - confidence of the equivalence intervals
   double epsilon = 0.005;          // race: largest worst-case speedup ratio still "equal" (minus 1)
-  double trim = 0.0;               // retiring races: fraction cut from each end of every sample
+  double best_ratio = 1.5;         // retiring-race: the best's observations / any retired one's
   std::size_t max_samples = 200;   // every plan: cap on observations per version (>= 2)
   std::size_t constant_size = 30;  // constant: observations per version
   double javastats_alpha = 0.05;   // javastats: 1 - confidence of the per-version interval

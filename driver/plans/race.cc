@@ -8,7 +8,6 @@
 #include "plans/rounds.h"
 #include "stats/inference.h"
 #include "stats/running_stats.h"
-#include "stats/trimmed.h"
 
 namespace looprace::plans {
 namespace {
@@ -22,19 +21,13 @@ std::size_t table_size(std::size_t max_samples) {
   return std::min<std::size_t>(2 * max_samples, 4096);
 }
 
-// A location estimate of each summary type the independent model can keep.
-stats::LocationEstimate estimate(const RunningStats& logs) { return stats::mean_estimate(logs); }
-stats::LocationEstimate estimate(const stats::TrimmedSample& logs) { return logs.estimate(); }
-
-// Independent samples of log observations, one summary per version: RunningStats for means
-// (Welch's test), TrimmedSample for trimmed means (Yuen's test).
-template <class Summary>
+// Independent samples of log observations, one running summary per version.
 class IndependentLogs {
  public:
   // A loser's rivals keep gathering data, so a loser may come back (the paper's rule).
   static constexpr bool kReadmitsLosers = true;
 
-  IndependentLogs(std::size_t versions, const Summary& empty) : logs_(versions, empty) {}
+  explicit IndependentLogs(std::size_t versions) : logs_(versions) {}
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
@@ -42,34 +35,30 @@ class IndependentLogs {
       if (observations[i]) logs_[sampled[i]].add(std::log(*observations[i]));
   }
   // Ranks the versions: the lower, the faster.
-  double score(std::size_t v, const std::vector<std::size_t>&) const {
-    return estimate(logs_[v]).value;
-  }
+  double score(std::size_t v, const std::vector<std::size_t>&) const { return logs_[v].mean(); }
   bool faster(std::size_t d, std::size_t c, const StudentCriticalValues& less) const {
-    return less.difference_below(estimate(logs_[d]), estimate(logs_[c]), 0.0);
+    return less.welch_less(logs_[d], logs_[c]);
   }
   // exp(upper_b - lower_c): how much faster than b version c could be in the worst case.
   double worst_speedup(std::size_t b, std::size_t c, const StudentCriticalValues& interval) const {
-    const auto half = [&](const stats::LocationEstimate& x) {
-      return interval.at(x.df) * std::sqrt(x.variance);
+    const auto half = [&](const RunningStats& x) {
+      return interval.at(static_cast<double>(x.count() - 1)) * x.std_error();
     };
-    const auto eb = estimate(logs_[b]), ec = estimate(logs_[c]);
-    return std::exp(eb.value + half(eb) - (ec.value - half(ec)));
+    return std::exp(logs_[b].mean() + half(logs_[b]) - (logs_[c].mean() - half(logs_[c])));
   }
-  // True when location(log b) - location(log c) < limit at the bound's level: c is shown to be
-  // not more than exp(limit) times faster than b.
+  // True when Welch's one-sided upper bound of mean(log b) - mean(log c) is below `limit`:
+  // c is shown to be not more than exp(limit) times faster than b.
   bool not_faster_by(std::size_t c, std::size_t b, double limit,
                      const StudentCriticalValues& bound) const {
-    return bound.difference_below(estimate(logs_[b]), estimate(logs_[c]), limit);
+    return bound.welch_difference_below(logs_[b], logs_[c], limit);
   }
 
  private:
-  std::vector<Summary> logs_;
+  std::vector<RunningStats> logs_;
 };
 
 // Blocked samples: for each pair (i < j) the summary of log x_i - log x_j over the rounds
-// that observed both (RunningStats for the paired t-test, TrimmedSample for the trimmed one).
-template <class Summary>
+// that observed both.
 class PairedLogs {
  public:
   // A loser's pairs with the survivors stop growing while it is out, so it could only come
@@ -77,8 +66,7 @@ class PairedLogs {
   // round, and the lowest-scoring survivor can never lose, which keeps one survivor.
   static constexpr bool kReadmitsLosers = false;
 
-  PairedLogs(std::size_t versions, const Summary& empty)
-      : versions_(versions), pairs_(versions * versions, empty) {}
+  explicit PairedLogs(std::size_t versions) : versions_(versions), pairs_(versions * versions) {}
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
@@ -96,48 +84,43 @@ class PairedLogs {
   double score(std::size_t v, const std::vector<std::size_t>& survivors) const {
     double total = 0.0;
     for (std::size_t u : survivors)
-      if (u != v) total += difference(v, u).value;
+      if (u != v) total += difference_mean(v, u);
     return total;
   }
   bool faster(std::size_t d, std::size_t c, const StudentCriticalValues& less) const {
-    // d faster than c: log d - log c significantly below zero.
-    return less.location_below(difference(d, c), 0.0);
+    // d faster than c: mean of log d - log c significantly below zero.
+    return d < c ? less.mean_below_zero(pair(d, c)) : less.mean_above_zero(pair(c, d));
   }
   double worst_speedup(std::size_t b, std::size_t c, const StudentCriticalValues& interval) const {
-    const stats::LocationEstimate x = difference(b, c);
-    return std::exp(x.value + interval.at(x.df) * std::sqrt(x.variance));
-  }
-  bool not_faster_by(std::size_t c, std::size_t b, double limit,
-                     const StudentCriticalValues& bound) const {
-    return bound.location_below(difference(b, c), limit);
+    const RunningStats& x = pair(std::min(b, c), std::max(b, c));
+    const double half = interval.at(static_cast<double>(x.count() - 1)) * x.std_error();
+    return std::exp(difference_mean(b, c) + half);
   }
 
  private:
-  Summary& pair(std::size_t i, std::size_t j) { return pairs_[i * versions_ + j]; }
-  const Summary& pair(std::size_t i, std::size_t j) const { return pairs_[i * versions_ + j]; }
-  // Location of log a - log b.
-  stats::LocationEstimate difference(std::size_t a, std::size_t b) const {
-    if (a < b) return estimate(pair(a, b));
-    const stats::LocationEstimate x = estimate(pair(b, a));
-    return {-x.value, x.variance, x.df};
+  RunningStats& pair(std::size_t i, std::size_t j) { return pairs_[i * versions_ + j]; }
+  const RunningStats& pair(std::size_t i, std::size_t j) const { return pairs_[i * versions_ + j]; }
+  double difference_mean(std::size_t a, std::size_t b) const {
+    return a < b ? pair(a, b).mean() : -pair(b, a).mean();
   }
 
   std::size_t versions_;
-  std::vector<Summary> pairs_;
+  std::vector<RunningStats> pairs_;
   std::vector<double> logs_;  // of the round being added
 };
 
 // The loop every race shares: two observations of each version, then per round the losers
 // (versions some other remaining version beats by the one-sided test `less`; a version removed
 // earlier in the round removes no other, in version order) recomputed from scratch and the
-// lowest-scoring survivor taken as the best. `next_round(model, survivors, best)` names the
-// versions the next round observes, or none when the race is decided. The cap is checked
+// lowest-scoring survivor taken as the best. `next_round(model, survivors, best, samples)`
+// names the versions the next round observes, or none when the race is decided. The cap is checked
 // before a round is sampled, so no version exceeds max_samples.
 template <class Model, class NextRound>
-Decision run_race(std::size_t versions, Model model, Sampler& sampler,
-                  const RoundObserver& observer, std::size_t max_samples,
-                  const StudentCriticalValues& less, const NextRound& next_round) {
+Decision run_race(std::size_t versions, Sampler& sampler, const RoundObserver& observer,
+                  std::size_t max_samples, const StudentCriticalValues& less,
+                  const NextRound& next_round) {
   RoundKeeper keeper(versions, sampler, observer);
+  Model model(versions);
   for (int initial = 0; initial < 2; ++initial) {
     const std::vector<std::size_t> all = keeper.alive();
     model.add(all, keeper.pull(all));
@@ -167,7 +150,7 @@ Decision run_race(std::size_t versions, Model model, Sampler& sampler,
       return model.score(a, survivors) < model.score(b, survivors);
     });
     decision.chosen = best;
-    const std::vector<std::size_t> next = next_round(model, survivors, best);
+    const std::vector<std::size_t> next = next_round(model, survivors, best, decision.samples);
     if (next.empty()) break;
     if (std::any_of(next.begin(), next.end(),
                     [&](std::size_t v) { return decision.samples[v] >= max_samples; })) {
@@ -184,11 +167,12 @@ Decision run_race(std::size_t versions, Model model, Sampler& sampler,
 // The paper's stop rule: one survivor, or every survivor's worst-case speedup over the best
 // below 1 + epsilon; until then every survivor is observed again.
 template <class Model>
-Decision race(std::size_t versions, Model model, Sampler& sampler, const RoundObserver& observer,
+Decision race(std::size_t versions, Sampler& sampler, const RoundObserver& observer,
               const RaceParameters& p, const RaceCriticalValues& critical) {
-  return run_race(
-      versions, std::move(model), sampler, observer, p.max_samples, critical.less,
-      [&](const Model& model, const std::vector<std::size_t>& survivors, std::size_t best) {
+  return run_race<Model>(
+      versions, sampler, observer, p.max_samples, critical.less,
+      [&](const Model& model, const std::vector<std::size_t>& survivors, std::size_t best,
+          const std::vector<std::size_t>&) {
         const bool equal = std::all_of(survivors.begin(), survivors.end(), [&](std::size_t c) {
           return c == best || model.worst_speedup(best, c, critical.interval) < 1.0 + p.epsilon;
         });
@@ -196,39 +180,33 @@ Decision race(std::size_t versions, Model model, Sampler& sampler, const RoundOb
       });
 }
 
-// Retirement: a survivor shown not more than epsilon faster than the current best, by the
-// one-sided bound of the difference, is not observed again while that holds; the best is
-// always observed. Recomputed every round, so a change of best re-admits whoever is no longer
-// shown slower than the new one. Decided when the best is the only version left to observe.
-template <class Model>
-Decision retiring_race(std::size_t versions, Model model, Sampler& sampler,
-                       const RoundObserver& observer, const RaceParameters& p,
+// See RetiringRacePlan.
+Decision retiring_race(std::size_t versions, Sampler& sampler, const RoundObserver& observer,
+                       const RetiringRaceParameters& p,
                        const RetiringRaceCriticalValues& critical) {
-  const double limit = std::log1p(p.epsilon);
-  return run_race(
-      versions, std::move(model), sampler, observer, p.max_samples, critical.less,
-      [&](const Model& model, const std::vector<std::size_t>& survivors, std::size_t best) {
+  const double limit = std::log1p(p.race.epsilon);
+  return run_race<IndependentLogs>(
+      versions, sampler, observer, p.race.max_samples, critical.less,
+      [&](const IndependentLogs& model, const std::vector<std::size_t>& survivors, std::size_t best,
+          const std::vector<std::size_t>& samples) {
         std::vector<std::size_t> active;
-        for (std::size_t c : survivors)
+        std::size_t most_retired = 0;
+        for (std::size_t c : survivors) {
           if (c == best || !model.not_faster_by(c, best, limit, critical.bound))
             active.push_back(c);
-        return active.size() == 1 ? std::vector<std::size_t>{} : active;
+          else
+            most_retired = std::max(most_retired, samples[c]);
+        }
+        if (active.size() > 1) return active;
+        const bool confirmed =
+            static_cast<double>(samples[best]) >= p.best_ratio * static_cast<double>(most_retired);
+        return confirmed ? std::vector<std::size_t>{} : active;
       });
 }
 
 std::string describe_race(const char* name, const RaceParameters& p) {
   return fmt::format("{}(alpha_lt={},alpha_eq={},eps={},cap={})", name, p.alpha_lt, p.alpha_eq,
                      p.epsilon, p.max_samples);
-}
-
-void require_trim(double trim) {
-  if (!stats::valid_trim(trim))
-    throw std::invalid_argument(fmt::format("trim must be between 0 and 0.25, got {}", trim));
-}
-
-std::string describe_retiring_race(const char* name, const RaceParameters& p, double trim) {
-  return fmt::format("{}(alpha_lt={},alpha_eq={},eps={},trim={},cap={})", name, p.alpha_lt,
-                     p.alpha_eq, p.epsilon, trim, p.max_samples);
 }
 
 }  // namespace
@@ -245,8 +223,7 @@ RacePlan::RacePlan(const RaceParameters& parameters)
 std::string RacePlan::describe() const { return describe_race("race", parameters_); }
 Decision RacePlan::run(std::size_t versions, Sampler& sampler,
                        const RoundObserver& observer) const {
-  return race(versions, IndependentLogs(versions, RunningStats{}), sampler, observer, parameters_,
-              critical_);
+  return race<IndependentLogs>(versions, sampler, observer, parameters_, critical_);
 }
 
 BlockedRacePlan::BlockedRacePlan(const RaceParameters& parameters)
@@ -254,44 +231,19 @@ BlockedRacePlan::BlockedRacePlan(const RaceParameters& parameters)
 std::string BlockedRacePlan::describe() const { return describe_race("blocked-race", parameters_); }
 Decision BlockedRacePlan::run(std::size_t versions, Sampler& sampler,
                               const RoundObserver& observer) const {
-  return race(versions, PairedLogs(versions, RunningStats{}), sampler, observer, parameters_,
-              critical_);
+  return race<PairedLogs>(versions, sampler, observer, parameters_, critical_);
 }
 
-}  // namespace looprace::plans
-
-namespace looprace::plans {
-
-RetiringRacePlan::RetiringRacePlan(const RaceParameters& parameters, double trim)
-    : parameters_(parameters), trim_(trim), critical_(parameters) {
-  require_trim(trim);
-}
+RetiringRacePlan::RetiringRacePlan(const RetiringRaceParameters& parameters)
+    : parameters_(parameters), critical_(parameters.race) {}
 std::string RetiringRacePlan::describe() const {
-  return describe_retiring_race("retiring-race", parameters_, trim_);
+  const RaceParameters& p = parameters_.race;
+  return fmt::format("retiring-race(alpha_lt={},alpha_eq={},eps={},best_ratio={},cap={})",
+                     p.alpha_lt, p.alpha_eq, p.epsilon, parameters_.best_ratio, p.max_samples);
 }
 Decision RetiringRacePlan::run(std::size_t versions, Sampler& sampler,
                                const RoundObserver& observer) const {
-  if (trim_ == 0.0)
-    return retiring_race(versions, IndependentLogs(versions, RunningStats{}), sampler, observer,
-                         parameters_, critical_);
-  return retiring_race(versions, IndependentLogs(versions, stats::TrimmedSample(trim_)), sampler,
-                       observer, parameters_, critical_);
-}
-
-BlockedRetiringRacePlan::BlockedRetiringRacePlan(const RaceParameters& parameters, double trim)
-    : parameters_(parameters), trim_(trim), critical_(parameters) {
-  require_trim(trim);
-}
-std::string BlockedRetiringRacePlan::describe() const {
-  return describe_retiring_race("blocked-retiring-race", parameters_, trim_);
-}
-Decision BlockedRetiringRacePlan::run(std::size_t versions, Sampler& sampler,
-                                      const RoundObserver& observer) const {
-  if (trim_ == 0.0)
-    return retiring_race(versions, PairedLogs(versions, RunningStats{}), sampler, observer,
-                         parameters_, critical_);
-  return retiring_race(versions, PairedLogs(versions, stats::TrimmedSample(trim_)), sampler,
-                       observer, parameters_, critical_);
+  return retiring_race(versions, sampler, observer, parameters_, critical_);
 }
 
 }  // namespace looprace::plans

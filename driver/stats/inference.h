@@ -28,8 +28,8 @@ struct TTest {
                       // infinite)
 };
 
-// A location estimate with the square of its standard error and its degrees of freedom: the
-// mean of a sample (s^2 / n, n - 1), or a trimmed mean (stats/trimmed.h).
+// A location estimate with the square of its standard error and its degrees of freedom, such
+// as the mean of a sample (s^2 / n, n - 1), for tests that need not know how it was estimated.
 struct LocationEstimate {
   double value = 0.0;
   double variance = 0.0;  // squared standard error of `value`
@@ -87,7 +87,7 @@ class StudentCriticalValues {
   bool welch_difference_below(const RunningStats& a, const RunningStats& b, double limit) const {
     return difference_below(mean_estimate(a), mean_estimate(b), limit);
   }
-  // The same on any two location estimates (Yuen's test for trimmed means).
+  // The same on any two location estimates.
   bool difference_below(const LocationEstimate& a, const LocationEstimate& b, double limit) const;
   // True when the one-sided one-sample test says mean(x) < 0 (resp. > 0) at level alpha: the
   // paired test on differences. Constant non-zero differences count as significant.

@@ -94,6 +94,20 @@ TEST(Factory, RejectsBadOptionsNamingTheOption) {
   o.name = "constant";
   o.constant_size = o.max_samples + 1;
   EXPECT_NE(message(o).find("--constant-size"), std::string::npos);
+  o = {};
+  o.name = "retiring-race";
+  o.best_ratio = -1.0;
+  EXPECT_NE(message(o).find("--best-ratio"), std::string::npos);
+  o.best_ratio = 1.5;
+  o.alpha_eq = 0.0;
+  EXPECT_NE(message(o).find("--alpha-eq"), std::string::npos);
+}
+
+TEST(Factory, RacesAreTheNamesGriddedOverAlphaLevels) {
+  std::vector<std::string> races;
+  for (const std::string& name : plan_names())
+    if (races_on_levels(name)) races.push_back(name);
+  EXPECT_EQ(races, (std::vector<std::string>{"race", "blocked-race", "retiring-race"}));
 }
 
 }  // namespace
