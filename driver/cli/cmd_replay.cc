@@ -165,17 +165,19 @@ void write_csv(const std::string& path, const std::vector<Setting>& settings) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error(path + ": cannot write");
   out << "plan,alpha_lt,alpha_eq,epsilon,samples,javastats_alpha,javastats_theta,max_samples,"
-         "failure_rate,mean_samples,cap_rate,mean_winners\n";
+         "failure_rate,mean_samples,cap_rate,mean_winners,failure_rate_geometric\n";
   for (const auto& s : settings) {
     const auto& p = s.options;
     const bool race = plans::races_on_levels(p.name);
     out << fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{}\n", p.name, race ? fmt::format("{}", p.alpha_lt) : "",
-        race ? fmt::format("{}", p.alpha_eq) : "", race ? fmt::format("{}", p.epsilon) : "",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.name,
+        race ? fmt::format("{}", p.alpha_lt) : "", race ? fmt::format("{}", p.alpha_eq) : "",
+        race ? fmt::format("{}", p.epsilon) : "",
         p.name == "constant" ? fmt::format("{}", p.constant_size) : "",
         p.name == "javastats" ? fmt::format("{}", p.javastats_alpha) : "",
         p.name == "javastats" ? fmt::format("{}", p.javastats_theta) : "", p.max_samples,
-        s.outcome.failure_rate, s.outcome.mean_samples, s.outcome.cap_rate, s.outcome.mean_winners);
+        s.outcome.failure_rate, s.outcome.mean_samples, s.outcome.cap_rate, s.outcome.mean_winners,
+        s.outcome.failure_rate_geometric);
   }
 }
 
@@ -254,16 +256,17 @@ void print_table(const std::vector<Setting>& settings, const plans::Dataset& dat
                  std::size_t single_version, const ReplayCommandOptions& o, std::size_t cap) {
   std::printf(
       "replay: %zu loops, %zu repetitions each, seed %llu, cap %zu, failure = chosen > "
-      "%.2f%% slower than the best\n",
+      "%.2f%% slower than the best by mean (geo%%: by geometric mean)\n",
       data.size(), o.replay.repetitions, static_cast<unsigned long long>(o.replay.seed), cap,
       100.0 * o.replay.theta);
   if (single_version > 0)
     std::printf("left out: %zu loops with a single version (nothing to choose)\n", single_version);
-  std::printf("%-58s %9s %9s %8s %8s\n", "plan", "failure%", "samples", "cap%", "winners");
+  std::printf("%-58s %9s %9s %8s %8s %8s\n", "plan", "failure%", "samples", "cap%", "winners",
+              "geo%");
   for (const auto& s : settings)
-    std::printf("%-58s %9.3f %9.2f %8.2f %8.2f\n", s.plan->describe().c_str(),
+    std::printf("%-58s %9.3f %9.2f %8.2f %8.2f %8.3f\n", s.plan->describe().c_str(),
                 100.0 * s.outcome.failure_rate, s.outcome.mean_samples, 100.0 * s.outcome.cap_rate,
-                s.outcome.mean_winners);
+                s.outcome.mean_winners, 100.0 * s.outcome.failure_rate_geometric);
   std::printf("\nCheapest setting at <= %.2f%% failure:\n", 100.0 * o.target);
   for (const std::string& name : o.plans) {
     const Setting* best = cheapest(settings, name, o.target);

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <istream>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <ostream>
@@ -57,7 +58,7 @@ std::uint64_t mix(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
 struct LoopTally {
   explicit LoopTally(std::size_t versions)
       : counts(versions), cycles(versions), winners(versions, 0), chosen(versions, 0) {}
-  std::size_t failures = 0, cap_hits = 0;
+  std::size_t failures = 0, geometric_failures = 0, cap_hits = 0;
   double winner_set_sizes = 0.0;
   std::vector<stats::RunningStats> counts;  // observations taken per repetition
   std::vector<stats::RunningStats> cycles;  // every observation taken
@@ -143,18 +144,26 @@ std::vector<std::vector<LoopReplay>> replay_per_loop(const std::vector<const Pla
                                                      const ReplayOptions& options) {
   if (data.empty()) throw std::invalid_argument("replay of an empty dataset");
   if (options.repetitions == 0) throw std::invalid_argument("--repetitions must be at least 1");
-  // Every version's true mean and sd, and whether it is acceptable: within theta of the best.
+  // Every version's true means and sd, and whether it is acceptable: within theta of the best.
   std::vector<std::vector<VersionReplay>> truth(data.size());
   for (std::size_t l = 0; l < data.size(); ++l) {
+    double best = std::numeric_limits<double>::infinity(), best_geometric = best;
     for (const auto& c : data[l].cycles) {
-      stats::RunningStats all;
-      for (double x : c) all.add(x);
-      truth[l].push_back({c.size(), all.mean(), all.stddev()});
+      stats::RunningStats all, logs;
+      for (double x : c) {
+        all.add(x);
+        logs.add(std::log(x));
+      }
+      VersionReplay v{c.size(), all.mean(), all.stddev()};
+      v.true_geometric_mean = std::exp(logs.mean());
+      best = std::min(best, v.true_mean);
+      best_geometric = std::min(best_geometric, v.true_geometric_mean);
+      truth[l].push_back(v);
     }
-    const double best = std::min_element(truth[l].begin(), truth[l].end(), [](auto& a, auto& b) {
-                          return a.true_mean < b.true_mean;
-                        })->true_mean;
-    for (VersionReplay& v : truth[l]) v.acceptable = best / v.true_mean > 1.0 - options.theta;
+    for (VersionReplay& v : truth[l]) {
+      v.acceptable = best / v.true_mean > 1.0 - options.theta;
+      v.acceptable_geometric = best_geometric / v.true_geometric_mean > 1.0 - options.theta;
+    }
   }
 
   // Work items are (plan, loop) pairs; each writes only its own tally, so the result does not
@@ -180,6 +189,7 @@ std::vector<std::vector<LoopReplay>> replay_per_loop(const std::vector<const Pla
           ReplaySampler sampler(loop, order);
           const Decision d = plan.run(loop.cycles.size(), sampler);
           if (!truth[l][d.chosen].acceptable) ++tally.failures;
+          if (!truth[l][d.chosen].acceptable_geometric) ++tally.geometric_failures;
           if (d.cap_hit) ++tally.cap_hits;
           tally.winner_set_sizes += static_cast<double>(d.winners.size());
           ++tally.chosen[d.chosen];
@@ -220,6 +230,7 @@ std::vector<std::vector<LoopReplay>> replay_per_loop(const std::vector<const Pla
         samples += out.samples_mean;
       }
       r.failure_rate = static_cast<double>(t.failures) / reps;
+      r.failure_rate_geometric = static_cast<double>(t.geometric_failures) / reps;
       r.cap_rate = static_cast<double>(t.cap_hits) / reps;
       r.mean_samples = samples / static_cast<double>(r.per_version.size());
       r.mean_winners = t.winner_set_sizes / reps;
@@ -235,13 +246,14 @@ std::vector<ReplayOutcome> summarize(const std::vector<std::vector<LoopReplay>>&
     ReplayOutcome sum;
     for (const LoopReplay& r : loops) {
       sum.failure_rate += r.failure_rate;
+      sum.failure_rate_geometric += r.failure_rate_geometric;
       sum.mean_samples += r.mean_samples;
       sum.cap_rate += r.cap_rate;
       sum.mean_winners += r.mean_winners;
     }
     const auto n = static_cast<double>(loops.size());
-    outcomes.push_back(
-        {sum.failure_rate / n, sum.mean_samples / n, sum.cap_rate / n, sum.mean_winners / n});
+    outcomes.push_back({sum.failure_rate / n, sum.mean_samples / n, sum.cap_rate / n,
+                        sum.mean_winners / n, sum.failure_rate_geometric / n});
   }
   return outcomes;
 }
@@ -252,8 +264,9 @@ std::vector<ReplayOutcome> replay(const std::vector<const Plan*>& plans, const D
 }
 
 const char* const kPerLoopCsvHeader =
-    "plan,loop,version,recorded,true_mean,true_sd,acceptable,samples_mean,samples_sd,"
-    "sampled_mean,sampled_sd,winner_rate,chosen_rate,loop_failure_rate,loop_cap_rate,"
+    "plan,loop,version,recorded,true_mean,true_sd,acceptable,true_geometric_mean,"
+    "acceptable_geometric,samples_mean,samples_sd,sampled_mean,sampled_sd,winner_rate,"
+    "chosen_rate,loop_failure_rate,loop_failure_rate_geometric,loop_cap_rate,"
     "loop_mean_samples,loop_mean_winners,repetitions";
 
 void write_per_loop_csv(std::ostream& out, const std::string& plan,
@@ -265,12 +278,13 @@ void write_per_loop_csv(std::ostream& out, const std::string& plan,
     const auto reps = static_cast<double>(r.repetitions);
     for (std::size_t v = 0; v < r.versions.size(); ++v) {
       const VersionReplay& x = r.per_version[v];
-      out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", quoted_plan,
-                         r.loop, r.versions[v], x.recorded, x.true_mean, x.true_sd,
-                         x.acceptable ? 1 : 0, x.samples_mean, x.samples_sd, x.sampled_mean,
-                         x.sampled_sd, static_cast<double>(x.winner_count) / reps,
-                         static_cast<double>(x.chosen_count) / reps, r.failure_rate, r.cap_rate,
-                         r.mean_samples, r.mean_winners, r.repetitions);
+      out << fmt::format(
+          "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", quoted_plan, r.loop,
+          r.versions[v], x.recorded, x.true_mean, x.true_sd, x.acceptable ? 1 : 0,
+          x.true_geometric_mean, x.acceptable_geometric ? 1 : 0, x.samples_mean, x.samples_sd,
+          x.sampled_mean, x.sampled_sd, static_cast<double>(x.winner_count) / reps,
+          static_cast<double>(x.chosen_count) / reps, r.failure_rate, r.failure_rate_geometric,
+          r.cap_rate, r.mean_samples, r.mean_winners, r.repetitions);
     }
   }
 }

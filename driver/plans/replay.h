@@ -43,6 +43,10 @@ struct ReplayOutcome {
   double mean_samples = 0.0;  // average observations per version
   double cap_rate = 0.0;      // fraction of repetitions that hit the sample cap
   double mean_winners = 0.0;  // average size of the winner set
+  // Failure judged by geometric means (exp of the mean log cycles), the races' own criterion:
+  // under heavy-tailed noise the version with the lowest geometric mean may be more than theta
+  // slower by arithmetic mean, and the races then fail even with all the data.
+  double failure_rate_geometric = 0.0;
 };
 
 // One version of one loop under one plan, over all repetitions (seeds/000 Figures 7-10).
@@ -50,8 +54,10 @@ struct VersionReplay {
   std::size_t recorded = 0;  // observations recorded
   double true_mean = 0.0;    // of all recorded cycles
   double true_sd = 0.0;
-  bool acceptable = false;    // true mean within theta of the best version's
-  double samples_mean = 0.0;  // observations the plan took per repetition
+  bool acceptable = false;            // true mean within theta of the best version's
+  double true_geometric_mean = 0.0;   // exp of the mean log of all recorded cycles
+  bool acceptable_geometric = false;  // within theta of the best by geometric mean
+  double samples_mean = 0.0;          // observations the plan took per repetition
   double samples_sd = 0.0;
   double sampled_mean = 0.0;     // cycles of every observation the plan took, pooled over
   double sampled_sd = 0.0;       // repetitions (0 when it took none)
@@ -66,6 +72,7 @@ struct LoopReplay {
   std::vector<VersionReplay> per_version;  // same order as versions
   std::size_t repetitions = 0;
   double failure_rate = 0.0;
+  double failure_rate_geometric = 0.0;
   double cap_rate = 0.0;
   double mean_samples = 0.0;  // average observations per version and repetition
   double mean_winners = 0.0;

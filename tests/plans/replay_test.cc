@@ -162,6 +162,7 @@ TEST(ReplayPerLoop, KnownAnswersOfAPlanTakingAllData) {
   EXPECT_EQ(fast.recorded, 4u);
   EXPECT_DOUBLE_EQ(fast.true_mean, 2.5);
   EXPECT_NEAR(fast.true_sd, std::sqrt(5.0 / 3.0), 1e-12);
+  EXPECT_NEAR(fast.true_geometric_mean, std::pow(24.0, 0.25), 1e-12);
   EXPECT_TRUE(fast.acceptable);
   EXPECT_DOUBLE_EQ(fast.samples_mean, 4.0);
   EXPECT_EQ(fast.samples_sd, 0.0);
@@ -176,6 +177,28 @@ TEST(ReplayPerLoop, KnownAnswersOfAPlanTakingAllData) {
   EXPECT_EQ(slow.true_sd, 0.0);
   EXPECT_EQ(slow.chosen_count, 0u);
   EXPECT_EQ(slow.winner_count, 0u);
+}
+
+TEST(ReplayPerLoop, FailureByGeometricMeansWhenOneRunIsFarSlower) {
+  // Version 0 is fastest but for one run 100 times slower: its arithmetic mean (25.75) loses
+  // to version 1 (10), its geometric mean (100^(1/4) = 3.16) wins.
+  Dataset data(1);
+  data[0].loop = "tail";
+  data[0].versions = {"0", "1"};
+  data[0].cycles = {{1, 1, 1, 100}, {10, 10, 10, 10}};
+  ConstantPlan all(4);  // compares arithmetic means: always chooses version 1
+  const std::vector<const Plan*> plans = {&all};
+  const LoopReplay r = replay_per_loop(plans, data, {5, 1, 0.005, 1})[0][0];
+  EXPECT_NEAR(r.per_version[0].true_geometric_mean, std::sqrt(10.0), 1e-9);
+  EXPECT_FALSE(r.per_version[0].acceptable);
+  EXPECT_TRUE(r.per_version[0].acceptable_geometric);
+  EXPECT_TRUE(r.per_version[1].acceptable);
+  EXPECT_FALSE(r.per_version[1].acceptable_geometric);
+  EXPECT_EQ(r.failure_rate, 0.0);
+  EXPECT_EQ(r.failure_rate_geometric, 1.0);
+  const auto summary = replay(plans, data, {5, 1, 0.005, 1});
+  EXPECT_EQ(summary[0].failure_rate, 0.0);
+  EXPECT_EQ(summary[0].failure_rate_geometric, 1.0);
 }
 
 TEST(ReplayPerLoop, OneObservationChoosesByTheFirstRoundDrawn) {
@@ -236,9 +259,12 @@ TEST(ReplayPerLoop, CsvHasOneRowPerVersionWithThePlanQuoted) {
   EXPECT_FALSE(std::getline(in, end));
   EXPECT_EQ(header, kPerLoopCsvHeader);
   const VersionReplay& v = results[0][0].per_version[0];
-  EXPECT_EQ(fast, "\"constant(n=4)\",L,0,4,2.5," + fmt::format("{}", v.true_sd) + ",1,4,0,2.5," +
-                      fmt::format("{}", v.sampled_sd) + ",1,1,0,0,4,1,10");
-  EXPECT_EQ(slow, "\"constant(n=4)\",L,1,4,10,0,0,4,0,10,0,0,0,0,0,4,1,10");
+  EXPECT_EQ(fast, "\"constant(n=4)\",L,0,4,2.5," + fmt::format("{}", v.true_sd) + ",1," +
+                      fmt::format("{}", v.true_geometric_mean) + ",1,4,0,2.5," +
+                      fmt::format("{}", v.sampled_sd) + ",1,1,0,0,0,4,1,10");
+  const VersionReplay& w = results[0][0].per_version[1];
+  EXPECT_EQ(slow, "\"constant(n=4)\",L,1,4,10,0,0," + fmt::format("{}", w.true_geometric_mean) +
+                      ",0,4,0,10,0,0,0,0,0,0,4,1,10");
 }
 
 }  // namespace
