@@ -19,13 +19,14 @@ void require_level(double value, const char* option) {
 }  // namespace
 
 const std::vector<std::string>& plan_names() {
-  static const std::vector<std::string> names = {"race", "blocked-race", "retiring-race",
-                                                 "constant", "javastats"};
+  static const std::vector<std::string> names = {
+      "race", "blocked-race", "retiring-race", "blocked-retiring-race", "constant", "javastats"};
   return names;
 }
 
 bool races_on_levels(const std::string& name) {
-  return name == "race" || name == "blocked-race" || name == "retiring-race";
+  return name == "race" || name == "blocked-race" || name == "retiring-race" ||
+         name == "blocked-retiring-race";
 }
 
 std::unique_ptr<Plan> make_plan(const PlanOptions& o) {
@@ -40,6 +41,7 @@ std::unique_ptr<Plan> make_plan(const PlanOptions& o) {
     const RaceParameters p{o.alpha_lt, o.alpha_eq, o.epsilon, o.max_samples};
     if (o.name == "race") return std::make_unique<RacePlan>(p);
     if (o.name == "blocked-race") return std::make_unique<BlockedRacePlan>(p);
+    if (o.name == "blocked-retiring-race") return std::make_unique<BlockedRetiringRacePlan>(p);
     if (!(o.best_ratio >= 0.0))
       throw std::invalid_argument(fmt::format("--best-ratio must be >= 0, got {}", o.best_ratio));
     return std::make_unique<RetiringRacePlan>(RetiringRaceParameters{p, o.best_ratio});

@@ -96,6 +96,12 @@ class PairedLogs {
     const double half = interval.at(static_cast<double>(x.count() - 1)) * x.std_error();
     return std::exp(difference_mean(b, c) + half);
   }
+  // True when the paired one-sided upper bound of log b - log c is below `limit`.
+  bool not_faster_by(std::size_t c, std::size_t b, double limit,
+                     const StudentCriticalValues& bound) const {
+    // Pairs hold log i - log j for i < j.
+    return b < c ? bound.mean_below(pair(b, c), limit) : bound.mean_above(pair(c, b), -limit);
+  }
 
  private:
   RunningStats& pair(std::size_t i, std::size_t j) { return pairs_[i * versions_ + j]; }
@@ -110,11 +116,12 @@ class PairedLogs {
 };
 
 // The loop every race shares: two observations of each version, then per round the losers
-// (versions some other remaining version beats by the one-sided test `less`; a version removed
-// earlier in the round removes no other, in version order) recomputed from scratch and the
-// lowest-scoring survivor taken as the best. `next_round(model, survivors, best, samples)`
-// names the versions the next round observes, or none when the race is decided. The cap is checked
-// before a round is sampled, so no version exceeds max_samples.
+// (versions some other contender beats by the one-sided test `less`; a version removed earlier
+// in the round removes no other, in version order) recomputed from scratch and the
+// lowest-scoring survivor taken as the best. `next_round(model, survivors, best, samples,
+// settled)` names the versions the next round observes, or none when the race is decided; it
+// may append survivors to `settled`: they leave the contest for good but stay winners. The cap
+// is checked before a round is sampled, so no version exceeds max_samples.
 template <class Model, class NextRound>
 Decision run_race(std::size_t versions, Sampler& sampler, const RoundObserver& observer,
                   std::size_t max_samples, const StudentCriticalValues& less,
@@ -127,13 +134,21 @@ Decision run_race(std::size_t versions, Sampler& sampler, const RoundObserver& o
     keeper.trace(all, keeper.alive());
   }
   Decision& decision = keeper.decision();
-  std::vector<std::size_t> survivors = keeper.alive();
+  std::vector<std::size_t> survivors = keeper.alive(), settled;
+  const auto contains = [](const std::vector<std::size_t>& set, std::size_t v) {
+    return std::find(set.begin(), set.end(), v) != set.end();
+  };
+  const auto winners = [&] {
+    std::vector<std::size_t> all = survivors;
+    all.insert(all.end(), settled.begin(), settled.end());
+    std::sort(all.begin(), all.end());
+    return all;
+  };
   for (;;) {
     std::vector<std::size_t> alive = keeper.alive();
-    if constexpr (!Model::kReadmitsLosers)
-      std::erase_if(alive, [&](std::size_t v) {
-        return std::find(survivors.begin(), survivors.end(), v) == survivors.end();
-      });
+    std::erase_if(alive, [&](std::size_t v) {
+      return contains(settled, v) || (!Model::kReadmitsLosers && !contains(survivors, v));
+    });
     if (alive.empty()) throw std::runtime_error("no version could be observed");
     std::vector<bool> removed(versions, false);
     for (std::size_t c : alive)
@@ -150,7 +165,9 @@ Decision run_race(std::size_t versions, Sampler& sampler, const RoundObserver& o
       return model.score(a, survivors) < model.score(b, survivors);
     });
     decision.chosen = best;
-    const std::vector<std::size_t> next = next_round(model, survivors, best, decision.samples);
+    const std::vector<std::size_t> next =
+        next_round(model, survivors, best, decision.samples, settled);
+    std::erase_if(survivors, [&](std::size_t v) { return contains(settled, v); });
     if (next.empty()) break;
     if (std::any_of(next.begin(), next.end(),
                     [&](std::size_t v) { return decision.samples[v] >= max_samples; })) {
@@ -158,9 +175,9 @@ Decision run_race(std::size_t versions, Sampler& sampler, const RoundObserver& o
       break;
     }
     model.add(next, keeper.pull(next));
-    keeper.trace(next, survivors);
+    keeper.trace(next, winners());
   }
-  decision.winners = survivors;
+  decision.winners = winners();
   return keeper.release();
 }
 
@@ -172,7 +189,7 @@ Decision race(std::size_t versions, Sampler& sampler, const RoundObserver& obser
   return run_race<Model>(
       versions, sampler, observer, p.max_samples, critical.less,
       [&](const Model& model, const std::vector<std::size_t>& survivors, std::size_t best,
-          const std::vector<std::size_t>&) {
+          const std::vector<std::size_t>&, std::vector<std::size_t>&) {
         const bool equal = std::all_of(survivors.begin(), survivors.end(), [&](std::size_t c) {
           return c == best || model.worst_speedup(best, c, critical.interval) < 1.0 + p.epsilon;
         });
@@ -188,7 +205,7 @@ Decision retiring_race(std::size_t versions, Sampler& sampler, const RoundObserv
   return run_race<IndependentLogs>(
       versions, sampler, observer, p.race.max_samples, critical.less,
       [&](const IndependentLogs& model, const std::vector<std::size_t>& survivors, std::size_t best,
-          const std::vector<std::size_t>& samples) {
+          const std::vector<std::size_t>& samples, std::vector<std::size_t>&) {
         std::vector<std::size_t> active;
         std::size_t most_retired = 0;
         for (std::size_t c : survivors) {
@@ -201,6 +218,26 @@ Decision retiring_race(std::size_t versions, Sampler& sampler, const RoundObserv
         const bool confirmed =
             static_cast<double>(samples[best]) >= p.best_ratio * static_cast<double>(most_retired);
         return confirmed ? std::vector<std::size_t>{} : active;
+      });
+}
+
+// See BlockedRetiringRacePlan.
+Decision blocked_retiring_race(std::size_t versions, Sampler& sampler,
+                               const RoundObserver& observer, const RaceParameters& p,
+                               const RetiringRaceCriticalValues& critical) {
+  const double limit = std::log1p(p.epsilon);
+  return run_race<PairedLogs>(
+      versions, sampler, observer, p.max_samples, critical.less,
+      [&](const PairedLogs& model, const std::vector<std::size_t>& survivors, std::size_t best,
+          const std::vector<std::size_t>&, std::vector<std::size_t>& settled) {
+        std::vector<std::size_t> active;
+        for (std::size_t c : survivors) {
+          if (c == best || !model.not_faster_by(c, best, limit, critical.bound))
+            active.push_back(c);
+          else
+            settled.push_back(c);
+        }
+        return active.size() == 1 ? std::vector<std::size_t>{} : active;
       });
 }
 
@@ -244,6 +281,16 @@ std::string RetiringRacePlan::describe() const {
 Decision RetiringRacePlan::run(std::size_t versions, Sampler& sampler,
                                const RoundObserver& observer) const {
   return retiring_race(versions, sampler, observer, parameters_, critical_);
+}
+
+BlockedRetiringRacePlan::BlockedRetiringRacePlan(const RaceParameters& parameters)
+    : parameters_(parameters), critical_(parameters) {}
+std::string BlockedRetiringRacePlan::describe() const {
+  return describe_race("blocked-retiring-race", parameters_);
+}
+Decision BlockedRetiringRacePlan::run(std::size_t versions, Sampler& sampler,
+                                      const RoundObserver& observer) const {
+  return blocked_retiring_race(versions, sampler, observer, parameters_, critical_);
 }
 
 }  // namespace looprace::plans

@@ -98,4 +98,22 @@ class RetiringRacePlan : public Plan {
   RetiringRaceCriticalValues critical_;
 };
 
+// The retiring race on blocked data: losers and retirements from the paired tests on the
+// per-round log ratios (as BlockedRacePlan). A retired version is retired for good, as a loser
+// of the blocked race stays out: the versions still observed then share every round, so their
+// pairs stay complete. The best is picked among those; a version retired against an earlier
+// best stays a winner (the new best beat that one). Decided when the best is the only version
+// left to observe.
+class BlockedRetiringRacePlan : public Plan {
+ public:
+  explicit BlockedRetiringRacePlan(const RaceParameters& parameters);
+  std::string describe() const override;
+  Decision run(std::size_t versions, Sampler& sampler,
+               const RoundObserver& observer = {}) const override;
+
+ private:
+  RaceParameters parameters_;
+  RetiringRaceCriticalValues critical_;
+};
+
 }  // namespace looprace::plans

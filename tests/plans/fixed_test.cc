@@ -107,7 +107,8 @@ TEST(Factory, RacesAreTheNamesGriddedOverAlphaLevels) {
   std::vector<std::string> races;
   for (const std::string& name : plan_names())
     if (races_on_levels(name)) races.push_back(name);
-  EXPECT_EQ(races, (std::vector<std::string>{"race", "blocked-race", "retiring-race"}));
+  EXPECT_EQ(races, (std::vector<std::string>{"race", "blocked-race", "retiring-race",
+                                             "blocked-retiring-race"}));
 }
 
 }  // namespace

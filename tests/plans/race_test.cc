@@ -163,7 +163,8 @@ TEST_P(EveryRace, TracesEveryRoundForTheObserver) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Plans, EveryRace,
-                         ::testing::Values("race", "blocked-race", "retiring-race"));
+                         ::testing::Values("race", "blocked-race", "retiring-race",
+                                           "blocked-retiring-race"));
 
 TEST(BlockedRace, NeedsFewerRunsThanTheRaceUnderDrift) {
   // Drift of 2% per round swamps a 1% difference for independent samples, not for the
@@ -211,7 +212,8 @@ TEST(RetiringRace, TiesCostFarFewerRunsThanThePapersStopRule) {
     const Decision retiring = RetiringRacePlan({p, 1.5}).run(17, b);
     EXPECT_FALSE(race.cap_hit);
     EXPECT_FALSE(retiring.cap_hit);
-    EXPECT_LT(total(retiring) * 2, total(race)) << seed << ": " << total(retiring) << " vs " << total(race);
+    EXPECT_LT(total(retiring) * 2, total(race))
+        << seed << ": " << total(retiring) << " vs " << total(race);
   }
 }
 
@@ -276,6 +278,55 @@ TEST(RetiringRace, ConfirmingTheBestRespectsTheCap) {
   EXPECT_EQ(d.samples, (std::vector<std::size_t>{2, 2}));
   EXPECT_TRUE(d.cap_hit);
   EXPECT_EQ(d.winners.size(), 2u);
+}
+
+TEST(BlockedRetiringRace, FindsTheWinnerUnderDriftWithFewerRunsThanTheBlockedRace) {
+  // Drift of 2% per round, one version 1% faster: the per-round ratios see through the drift,
+  // and the retired versions stop costing runs.
+  std::vector<VersionShape> shapes(17, VersionShape{1000.0, 0.01});
+  shapes[4].mean = 990.0;
+  std::size_t blocked_total = 0, retiring_total = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const RaceParameters p{0.002, 0.005, 0.005, 1000};
+    SyntheticSampler a(shapes, seed, 0.02), b(shapes, seed, 0.02);
+    const Decision blocked = BlockedRacePlan(p).run(17, a);
+    const Decision retiring = BlockedRetiringRacePlan(p).run(17, b);
+    EXPECT_EQ(retiring.chosen, 4u) << seed;
+    EXPECT_FALSE(retiring.cap_hit) << seed;
+    blocked_total += total(blocked);
+    retiring_total += total(retiring);
+  }
+  EXPECT_LT(retiring_total * 3, blocked_total * 2) << retiring_total << " vs " << blocked_total;
+}
+
+TEST(BlockedRetiringRace, RetiredVersionsStayOutAndStayWinners) {
+  // Version 1 is retired against version 0 (0.1% slower on average, not significantly);
+  // version 2 is too noisy to settle. Once retired, version 1 is never observed again, whatever
+  // happens to version 0 later, and stays among the winners.
+  std::vector<std::vector<double>> script(3);
+  for (std::size_t i = 0; i < 60; ++i) {
+    const bool odd = i % 2 == 1;
+    script[0].push_back(i < 20 ? (odd ? 100.2 : 100.0) : (odd ? 95.0 : 111.0));
+    script[1].push_back(odd ? 100.4 : 100.0);
+    script[2].push_back(odd ? 112.0 : 90.0);
+  }
+  ScriptedSampler sampler(script);
+  const Decision d = BlockedRetiringRacePlan({0.02, 0.05, 0.005, 60}).run(3, sampler);
+  const auto sampled = [&](std::size_t round, std::size_t v) {
+    const auto& s = d.rounds[round].sampled;
+    return std::find(s.begin(), s.end(), v) != s.end();
+  };
+  std::size_t retired = 2;
+  while (retired < d.rounds.size() && sampled(retired, 1)) ++retired;
+  ASSERT_LT(retired, 10u);  // retired within the first rounds
+  for (std::size_t r = retired; r < d.rounds.size(); ++r) {
+    EXPECT_FALSE(sampled(r, 1)) << r;
+    const auto& survivors = d.rounds[r].survivors;
+    EXPECT_NE(std::find(survivors.begin(), survivors.end(), 1u), survivors.end()) << r;
+  }
+  EXPECT_GT(d.rounds.size(), 20u);
+  EXPECT_EQ(d.samples[1], retired);
+  EXPECT_NE(std::find(d.winners.begin(), d.winners.end(), 1u), d.winners.end());
 }
 
 TEST(Race, DescribesItsParameters) {
