@@ -49,6 +49,8 @@
 #include "target.h"
 #include "cgraph.h"
 #include "rtl.h"
+#include "memmodel.h"
+#include "emit-rtl.h"
 #include "predict.h"
 #include "output.h"
 #include "options.h"

@@ -3,6 +3,7 @@
 // docs/formats.md section 2.
 #include "gcc_headers.h"
 #include "instrument.h"
+#include "layout_padding.h"
 #include "loop_features.h"
 #include "loop_identity.h"
 #include "loop_selection.h"
@@ -23,13 +24,15 @@ const plugin_info kPluginInfo = {
     "*)\n"
     "  -fplugin-arg-looprace-profile=PATH       factors from a looprace profile\n"
     "  -fplugin-arg-looprace-instrument=SEL,... time these loops (needs liblooprace_rt)\n"
-    "  -fplugin-arg-looprace-verify=PATH        append the factor GCC really applied per loop\n",
+    "  -fplugin-arg-looprace-verify=PATH        append the factor GCC really applied per loop\n"
+    "  -fplugin-arg-looprace-layout-seed=S      pad each function by its own seeded amount\n",
 };
 
 // Everything the arguments asked for, and what this translation unit has produced so far.
 struct PluginState {
   std::optional<std::string> table_path;
   std::optional<std::string> verify_path;
+  std::optional<std::uint64_t> layout_seed;
   UnrollControl unroll;
   std::vector<LoopSelector> instrument;
   LoopTable table;
@@ -42,11 +45,12 @@ PluginState state;
 bool parse_argument(const plugin_argument& argument) {
   std::string key = argument.key;
   const char* value = argument.value;
-  static const std::set<std::string> kKeys = {"table", "unroll", "profile", "instrument", "verify"};
+  static const std::set<std::string> kKeys = {"table",      "unroll", "profile",
+                                              "instrument", "verify", "layout-seed"};
   if (!kKeys.count(key)) {
     error(
         "looprace: unknown argument %<-fplugin-arg-looprace-%s%> (known: table, unroll, "
-        "profile, instrument, verify)",
+        "profile, instrument, verify, layout-seed)",
         key.c_str());
     return false;
   }
@@ -60,6 +64,15 @@ bool parse_argument(const plugin_argument& argument) {
     state.table_path = value;
   } else if (key == "verify") {
     state.verify_path = value;
+  } else if (key == "layout-seed") {
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long seed = std::strtoull(value, &end, 10);
+    if (errno || *end || *value == '-') {
+      error("looprace: %<-fplugin-arg-looprace-layout-seed=%s%>: expected a decimal number", value);
+      return false;
+    }
+    state.layout_seed = seed;
   } else if (key == "unroll") {
     if (!state.unroll.add_requests(value, message)) {
       error("looprace: %<-fplugin-arg-looprace-unroll=%s%>: %s", value, message.c_str());
@@ -215,6 +228,9 @@ int plugin_init(plugin_name_args* info, plugin_gcc_version* version) {
                   PASS_POS_INSERT_AFTER);
     register_callback(info->base_name, PLUGIN_ALL_PASSES_START, on_function_compiled, nullptr);
   }
+  if (state.layout_seed)
+    register_pass(info->base_name, make_layout_padding_pass(g, *state.layout_seed), "expand",
+                  PASS_POS_INSERT_AFTER);
   register_callback(info->base_name, PLUGIN_FINISH_UNIT, on_finish_unit, nullptr);
   return 0;
 }

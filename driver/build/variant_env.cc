@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <random>
-
 namespace looprace::build {
 
 namespace {
@@ -32,12 +30,6 @@ std::string joined(const std::vector<std::string>& parts, const std::string& sep
 }
 
 }  // namespace
-
-unsigned function_padding(std::uint64_t layout_seed) {
-  // Different stream from the run padding of the same seed (run/runner.cc).
-  std::mt19937_64 random(layout_seed ^ 0x9e3779b97f4a7c15ULL);
-  return std::uniform_int_distribution<unsigned>(0, 63)(random);
-}
 
 std::vector<std::string> plugin_arguments(const VariantSpec& spec) {
   const std::string prefix = "-fplugin-arg-looprace-";
@@ -69,11 +61,7 @@ std::vector<std::string> plugin_arguments(const VariantSpec& spec) {
     require_plain(spec.verify->string(), "verify path");
     args.push_back(prefix + "verify=" + spec.verify->string());
   }
-  if (spec.layout_seed) {
-    // P nops before each function's entry, none executed: every function moves by P bytes.
-    unsigned padding = function_padding(*spec.layout_seed);
-    if (padding > 0) args.push_back(fmt::format("-fpatchable-function-entry={0},{0}", padding));
-  }
+  if (spec.layout_seed) args.push_back(fmt::format("{}layout-seed={}", prefix, *spec.layout_seed));
   return args;
 }
 

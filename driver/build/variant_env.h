@@ -32,16 +32,13 @@ struct VariantSpec {
   std::vector<std::string> instrument;              // loops to time
   std::optional<std::filesystem::path> verify;      // verify=PATH: factors really applied
   std::optional<std::filesystem::path> profile;     // profile=PATH
-  // Layout randomization per build: a seeded amount of padding (0..63 bytes, never executed)
-  // before every function entry, via -fpatchable-function-entry=P,P.
+  // Layout randomization per build: layout-seed=S, the plugin pads each function by its own
+  // seeded amount (0..63 bytes before its entry, never executed).
   std::optional<std::uint64_t> layout_seed;
 };
 
-// "-fplugin-arg-looprace-..." arguments (plus the padding flag), in a fixed order.
+// "-fplugin-arg-looprace-..." arguments, in a fixed order.
 std::vector<std::string> plugin_arguments(const VariantSpec& spec);
-
-// Padding bytes a layout seed gives (deterministic, 0..63).
-unsigned function_padding(std::uint64_t layout_seed);
 
 // `base` (usually run::Environment::current()) plus the LOOPRACE_* variables above.
 run::Environment build_environment(const Toolchain& toolchain, const VariantSpec& spec,

@@ -49,21 +49,11 @@ TEST(PluginArguments, RejectsBadFactorsAndUnsplittablePaths) {
   EXPECT_THROW(plugin_arguments(comma), Error);
 }
 
-TEST(PluginArguments, LayoutSeedPadsFunctionsDeterministically) {
-  bool varies = false;
-  for (std::uint64_t seed = 0; seed < 32; ++seed) {
-    EXPECT_LT(function_padding(seed), 64u);
-    EXPECT_EQ(function_padding(seed), function_padding(seed));
-    varies |= function_padding(seed) != function_padding(0);
-  }
-  EXPECT_TRUE(varies);
-  std::uint64_t seed = 1;
-  while (function_padding(seed) == 0) ++seed;
+TEST(PluginArguments, LayoutSeedIsPassedToThePlugin) {
   VariantSpec spec;
-  spec.layout_seed = seed;
+  spec.layout_seed = 18446744073709551615ULL;
   EXPECT_EQ(plugin_arguments(spec),
-            std::vector<std::string>{
-                fmt::format("-fpatchable-function-entry={0},{0}", function_padding(seed))});
+            std::vector<std::string>{"-fplugin-arg-looprace-layout-seed=18446744073709551615"});
 }
 
 TEST(BuildEnvironment, FillsEveryVariable) {
