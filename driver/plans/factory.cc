@@ -24,6 +24,19 @@ const std::vector<std::string>& plan_names() {
   return names;
 }
 
+PlanOptions default_options(const std::string& name) {
+  PlanOptions o;
+  o.name = name;
+  if (name == "retiring-race") {
+    o.alpha_lt = 0.02;
+    o.alpha_eq = 0.03;
+  } else if (name == "blocked-retiring-race") {
+    o.alpha_lt = 0.002;
+    o.alpha_eq = 0.001;
+  }
+  return o;
+}
+
 bool races_on_levels(const std::string& name) {
   return name == "race" || name == "blocked-race" || name == "retiring-race" ||
          name == "blocked-retiring-race";

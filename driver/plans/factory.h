@@ -27,6 +27,17 @@ struct PlanOptions {
   std::size_t min_samples = 2;     // javastats: observations before the first check
 };
 
+// PlanOptions{} with `name` and the alpha levels replay chose for that plan: the race's
+// defaults above, except for the retiring races, whose bound of each difference to the best
+// is tested once per version and so needs a stricter alpha_eq (numbers in
+// benchmarks/results/plans-improved.md, synthetic replay, cap 1000, 50 repetitions):
+// retiring-race alpha_lt 0.02 / alpha_eq 0.03 is its cheapest setting under 1 % failure
+// (0.85 % at 127.2 samples per version, race: 236.9); blocked-retiring-race alpha_lt 0.002 /
+// alpha_eq 0.001 (0.95 % at 155.3; its failures are almost all in the long-tail loops, where
+// the lowest geometric mean is not the lowest arithmetic mean: by geometric means it fails
+// 0.45 % at 92.1 with alpha_eq 0.005).
+PlanOptions default_options(const std::string& name);
+
 // The plan names make_plan accepts.
 const std::vector<std::string>& plan_names();
 

@@ -103,6 +103,16 @@ TEST(Factory, RejectsBadOptionsNamingTheOption) {
   EXPECT_NE(message(o).find("--alpha-eq"), std::string::npos);
 }
 
+TEST(Factory, DefaultOptionsAreThePlansOwnAndBuild) {
+  for (const std::string& name : plan_names()) {
+    const PlanOptions o = default_options(name);
+    EXPECT_EQ(o.name, name);
+    EXPECT_NE(make_plan(o), nullptr) << name;
+  }
+  EXPECT_EQ(default_options("race").alpha_eq, PlanOptions{}.alpha_eq);
+  EXPECT_LT(default_options("retiring-race").alpha_eq, PlanOptions{}.alpha_eq);
+}
+
 TEST(Factory, RacesAreTheNamesGriddedOverAlphaLevels) {
   std::vector<std::string> races;
   for (const std::string& name : plan_names())
