@@ -13,6 +13,7 @@ import json
 import re
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 PROGRESS = re.compile(r"^loop \d+/\d+ ([0-9a-f]{16}) \S+\s+(\S[^\t]*?)\s+elapsed (\d+):(\d+)(?::(\d+))?")
@@ -82,8 +83,12 @@ def replay(looprace, loop_csv, plans, extra):
 
 def recorded_loop_csv(looprace, recorded_db, workdir):
     """loop id -> path of a replay CSV holding only that loop's recorded observations."""
-    text = subprocess.run([looprace, "export", "--store", str(recorded_db), "--format",
-                           "observations"], check=True, capture_output=True, text=True).stdout
+    done = subprocess.run([looprace, "export", "--store", str(recorded_db), "--format",
+                           "observations"], capture_output=True, text=True)
+    if done.returncode != 0:  # e.g. a recording that never finished a loop
+        print(f"payoff: {recorded_db}: not used: {done.stderr.strip()}", file=sys.stderr)
+        return {}
+    text = done.stdout
     rows = {}
     for row in csv.DictReader(io.StringIO(text)):
         rows.setdefault(row["loop"], []).append(row)
