@@ -16,7 +16,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-PROGRESS = re.compile(r"^loop \d+/\d+ ([0-9a-f]{16}) \S+\s+(\S[^\t]*?)\s+elapsed (\d+):(\d+)(?::(\d+))?")
+# "loop 2/3 <id> <location>  <phase>  elapsed M:SS  eta ..." (H:MM:SS past an hour)
+PROGRESS = re.compile(
+    r"^loop \d+/\d+ ([0-9a-f]{16}) \S+\s+(\S[^\t]*?)\s+elapsed (\d+):(\d+)(?::(\d+))?")
 RACE_PLAN = re.compile(r"race\(alpha_lt=([0-9.e-]+),alpha_eq=([0-9.e-]+),eps=([0-9.e-]+),cap=(\d+)")
 
 
