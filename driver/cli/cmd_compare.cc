@@ -75,6 +75,7 @@ nlohmann::json to_json(const std::string& a, const std::string& b,
           {"baseline_median", r.baseline_median},
           {"candidate_median", r.candidate_median},
           {"median_speedup", r.median_speedup},
+          {"geometric_speedup", r.geometric_speedup},
           {"difference_ci", {r.difference.lower, r.difference.upper}},
           {"speedup_ci", {r.speedup_interval.lower, r.speedup_interval.upper}},
           {"welch_df", r.welch_df},
@@ -98,10 +99,10 @@ void print_text(const std::string& a, const std::string& b, const stats::Speedup
   std::printf("  candidate: n=%zu mean=%.6g median=%.6g (%s)\n", r.candidate_n, r.candidate_mean,
               r.candidate_median, normality(r.candidate_normality, r.candidate_n).c_str());
   std::printf(
-      "  median speedup %.4fx; speedup CI [%.4f, %.4f]; mean difference CI [%.6g, %.6g] "
-      "(Welch, df=%.1f, p_faster=%.3g, p_slower=%.3g)\n",
-      r.median_speedup, r.speedup_interval.lower, r.speedup_interval.upper, r.difference.lower,
-      r.difference.upper, r.welch_df, r.p_faster, r.p_slower);
+      "  speedup %.4fx (geometric mean, CI [%.4f, %.4f]), median speedup %.4fx; mean difference "
+      "CI [%.6g, %.6g] (Welch, df=%.1f, p_faster=%.3g, p_slower=%.3g)\n",
+      r.geometric_speedup, r.speedup_interval.lower, r.speedup_interval.upper, r.median_speedup,
+      r.difference.lower, r.difference.upper, r.welch_df, r.p_faster, r.p_slower);
   std::printf("  verdict: %s - %s\n", stats::verdict_name(r.verdict), r.explanation.c_str());
 }
 

@@ -20,15 +20,18 @@ std::string describe_speedup(const nlohmann::json& s) {
   std::string verdict = s.value("verdict", "unknown");
   if (verdict == "baseline") return "the chosen code is GCC's default (factor 0)";
   std::string text;
-  if (s.contains("median_speedup")) {
-    text += fmt::format("median speedup {:.3f}", s["median_speedup"].get<double>());
+  if (s.contains("geometric_speedup")) {
+    text += fmt::format("speedup {:.3f}", s["geometric_speedup"].get<double>());
   }
   if (s.contains("ci")) {
-    text += fmt::format(" (CI {:.3f}..{:.3f} at {:.0f}%)", s["ci"][0].get<double>(),
+    text += fmt::format(" (geometric mean, CI {:.3f}..{:.3f} at {:.0f}%)", s["ci"][0].get<double>(),
                         s["ci"][1].get<double>(), 100 * s.value("confidence", 0.95));
   }
+  if (s.contains("median_speedup") && s.contains("ci")) {
+    text += fmt::format(", median {:.3f}", s["median_speedup"].get<double>());
+  }
   if (s.contains("baseline_n")) {
-    text += fmt::format(" from {} and {} runs", s["baseline_n"].get<std::size_t>(),
+    text += fmt::format("; {} and {} runs", s["baseline_n"].get<std::size_t>(),
                         s["candidate_n"].get<std::size_t>());
   }
   text += fmt::format(", Speedup-Test verdict: {}", verdict);

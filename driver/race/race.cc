@@ -69,7 +69,8 @@ store::LoopRow store_row(const build::LoopRow& r) {
 std::string join(const std::vector<int>& v) { return fmt::format("{}", fmt::join(v, ",")); }
 
 nlohmann::json speedup_json(const stats::SpeedupTestResult& s) {
-  return {{"median_speedup", s.median_speedup},
+  return {{"geometric_speedup", s.geometric_speedup},
+          {"median_speedup", s.median_speedup},
           {"ci", {s.speedup_interval.lower, s.speedup_interval.upper}},
           {"confidence", s.confidence},
           {"baseline_n", s.baseline_n},
@@ -563,7 +564,8 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
   const auto& base = taken[baseline_version];
   const auto& best = taken[decision.chosen];
   if (decision.chosen == baseline_version) {
-    d.speedup = {{"median_speedup", 1.0},
+    d.speedup = {{"geometric_speedup", 1.0},
+                 {"median_speedup", 1.0},
                  {"verdict", "baseline"},
                  {"explanation", "the chosen factor has the code of GCC's default (factor 0)"}};
   } else if (base.size() >= 2 && best.size() >= 2) {
@@ -595,9 +597,9 @@ void Racer::write_profile(const LoopOutcome& o) {
     samples.push_back(d.samples.value(g, 0));
   }
   e.evidence.emplace_back("samples", join(samples));
-  if (d.speedup.contains("median_speedup")) {
+  if (d.speedup.contains("geometric_speedup")) {
     e.evidence.emplace_back("speedup",
-                            fmt::format("{:.3f}", d.speedup["median_speedup"].get<double>()));
+                            fmt::format("{:.3f}", d.speedup["geometric_speedup"].get<double>()));
   }
   if (d.speedup.contains("ci")) {
     e.evidence.emplace_back("ci", fmt::format("{:.3f},{:.3f}", d.speedup["ci"][0].get<double>(),

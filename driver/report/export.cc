@@ -47,11 +47,10 @@ json loop_row(const LoopReport& loop, double confidence) {
   row["gcc_default"] = default_choice;
   if (figures.speedup) {
     const auto& s = *figures.speedup;
-    row["speedup"] = {{"median_speedup", s.median_speedup},
-                      {"ci_low", s.speedup_interval.lower},
-                      {"ci_high", s.speedup_interval.upper},
-                      {"verdict", stats::verdict_name(s.verdict)},
-                      {"explanation", s.explanation}};
+    row["speedup"] = {
+        {"geometric_speedup", s.geometric_speedup},  {"median_speedup", s.median_speedup},
+        {"ci_low", s.speedup_interval.lower},        {"ci_high", s.speedup_interval.upper},
+        {"verdict", stats::verdict_name(s.verdict)}, {"explanation", s.explanation}};
   } else {
     row["speedup"] = {{"note", figures.speedup_note}};
   }
@@ -115,7 +114,7 @@ std::string export_csv(const Report& report) {
       header.push_back(fmt::format("{}_{}", column, f));
   for (const char* column :
        {"winners", "chosen", "cap_hit", "default_same_code_as", "default_applied", "speedup",
-        "speedup_ci_low", "speedup_ci_high", "verdict", "plan"})
+        "speedup_ci_low", "speedup_ci_high", "median_speedup", "verdict", "plan"})
     header.push_back(column);
 
   std::string out;
@@ -143,9 +142,10 @@ std::string export_csv(const Report& report) {
     cells.push_back(cell(row["cap_hit"]));
     cells.push_back(cell(row["gcc_default"]["same_code_as"]));
     cells.push_back(cell(row["gcc_default"]["applied"]));
-    cells.push_back(speedup_cell("median_speedup"));
+    cells.push_back(speedup_cell("geometric_speedup"));
     cells.push_back(speedup_cell("ci_low"));
     cells.push_back(speedup_cell("ci_high"));
+    cells.push_back(speedup_cell("median_speedup"));
     cells.push_back(speedup_cell("verdict"));
     cells.push_back(cell(row["plan"]));
     for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];

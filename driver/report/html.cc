@@ -219,10 +219,11 @@ void render_loop(std::string& out, const LoopReport& loop, std::size_t index, st
     if (figures.speedup) {
       const auto& s = *figures.speedup;
       out += fmt::format(
-          "<br/>Speedup against GCC's default: <strong>{:.3f}</strong> (median), {:.0f}% "
-          "interval {:.3f} – {:.3f}; Speedup-Test verdict: <strong>{}</strong>. {}",
-          s.median_speedup, 100 * s.confidence, s.speedup_interval.lower, s.speedup_interval.upper,
-          stats::verdict_name(s.verdict), escape_xml(s.explanation));
+          "<br/>Speedup against GCC's default: <strong>{:.3f}</strong> (geometric mean), {:.0f}% "
+          "interval {:.3f} – {:.3f}, median {:.3f}; Speedup-Test verdict: <strong>{}</strong>. {}",
+          s.geometric_speedup, 100 * s.confidence, s.speedup_interval.lower,
+          s.speedup_interval.upper, s.median_speedup, stats::verdict_name(s.verdict),
+          escape_xml(s.explanation));
     } else {
       out += fmt::format("<br/>No speedup against GCC's default: {}.",
                          escape_xml(figures.speedup_note));

@@ -96,6 +96,7 @@ SpeedupTestResult speedup_test(const std::vector<double>& baseline,
   const Interval log_ratio =
       welch_t_test(log_base, log_cand, Alternative::two_sided, confidence).interval;
   r.speedup_interval = {std::exp(log_ratio.lower), std::exp(log_ratio.upper)};
+  r.geometric_speedup = std::exp(log_base.mean() - log_cand.mean());
 
   r.baseline_normality = normality(baseline);
   r.candidate_normality = normality(candidate);

@@ -35,8 +35,11 @@ struct SpeedupTestResult {
   double mean_speedup = 1.0;
   // Two-sided Welch interval at `confidence` of mean(baseline) - mean(candidate) (time units).
   Interval difference;
+  // Ratio of geometric means baseline / candidate: the estimate `speedup_interval` is centred
+  // on, so the two are shown together (the profile's `speedup=` and `ci=` evidence).
+  double geometric_speedup = 1.0;
   // Welch interval at `confidence` of the ratio of geometric means baseline / candidate (Welch
-  // on log times): the speedup's interval, as the profile's `ci=` evidence.
+  // on log times).
   Interval speedup_interval;
   double welch_df = 0.0;
   double p_faster = 1.0;  // one-sided p-value of "candidate mean < baseline mean"

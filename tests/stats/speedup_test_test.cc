@@ -23,6 +23,13 @@ TEST(SpeedupTest, PaperExampleIsFasterAt95ButNotAt99) {
   EXPECT_NEAR(at95.difference.lower, 0.183356057013855, 1e-10);  // two-sided 95% (R)
   EXPECT_NEAR(at95.difference.upper, 1.81664394298614, 1e-10);
   EXPECT_NEAR(at95.median_speedup, 2.046 / 1.046, 1e-12);
+  // The estimate the speedup interval is centred on (in log space), inside it.
+  double log_ratio = 0;
+  for (std::size_t i = 0; i < kT1.size(); ++i) log_ratio += std::log(kT1[i]) - std::log(kT2[i]);
+  EXPECT_NEAR(at95.geometric_speedup, std::exp(log_ratio / kT1.size()), 1e-12);
+  EXPECT_NEAR(std::log(at95.geometric_speedup),
+              (std::log(at95.speedup_interval.lower) + std::log(at95.speedup_interval.upper)) / 2,
+              1e-12);
   EXPECT_NEAR(at95.baseline_median, 2.046, 1e-12);
   EXPECT_NE(at95.explanation.find("faster at 95% confidence"), std::string::npos);
   // The verdict's own one-sided bound (R: t.test(T1, T2, alternative = "greater")$conf.int[1]),
