@@ -1,6 +1,8 @@
 #include "report/html.h"
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -101,30 +103,51 @@ std::string samples_chart(const LoopFigures& figures) {
   chart.title = "Observations per factor";
   chart.width = 520;
   chart.height = 320;
-  chart.legend = false;
   chart.x.label = "unroll factor";
   chart.x.min = -0.5;
   chart.x.max = kMaxFactor + 0.5;
   chart.x.ticks = factor_ticks(figures);
   chart.y.label = "program runs";
-  svg::Series bars;
-  bars.bars = true;
-  bars.line = false;
-  bars.marker = svg::Marker::none;
-  bars.color = kWinner;
+  auto bars = [](const char* name, const char* color) {
+    svg::Series s;
+    s.name = name;
+    s.bars = true;
+    s.line = false;
+    s.marker = svg::Marker::none;
+    s.color = color;
+    return s;
+  };
+  svg::Series chosen = bars("chosen", kChosen);
+  svg::Series winners = bars("tied best", kWinner);
+  svg::Series others = bars("eliminated / undecided", kOther);
+  svg::Series disqualified = bars("disqualified", kDisqualified);
   for (const FactorFigures& f : figures.factors) {
     // Factors sharing code were observed once, under their group: draw the group's bar only.
     if (f.code_group != f.factor) continue;
     svg::Point p;
     p.x = f.factor;
     p.y = static_cast<double>(f.samples);
-    bars.points.push_back(p);
+    switch (f.status) {
+      case FactorStatus::chosen:
+        chosen.points.push_back(p);
+        break;
+      case FactorStatus::winner:
+        winners.points.push_back(p);
+        break;
+      case FactorStatus::disqualified:
+        disqualified.points.push_back(p);
+        break;
+      default:
+        others.points.push_back(p);
+    }
   }
-  chart.series.push_back(bars);
+  for (svg::Series* s : {&others, &winners, &chosen, &disqualified})
+    if (!s->points.empty()) chart.series.push_back(*s);
   return chart.render();
 }
 
-// Survivors per round, and for every factor the rounds it was still in the race.
+// For every factor the rounds it was in the race, as one bar per stretch of rounds (a long
+// race would be a solid band of per-round markers), the eliminations, and the survivor count.
 std::string rounds_chart(const plans::Decision& decision) {
   svg::Chart chart;
   chart.title = "Elimination rounds: factors in the race after each round";
@@ -136,29 +159,40 @@ std::string rounds_chart(const plans::Decision& decision) {
   chart.y.max = kMaxFactor + 0.5;
   for (int f = 0; f <= kMaxFactor; f += 2)
     chart.y.ticks.emplace_back(f, f == 0 ? "gcc" : std::to_string(f));
-  svg::Series in = markers("in the race", kWinner, svg::Marker::square);
+  svg::Series in;
+  in.name = "in the race";
+  in.color = kWinner;
+  in.marker = svg::Marker::none;
   svg::Series out = markers("eliminated this round", kDisqualified, svg::Marker::cross);
   svg::Series count;
   count.name = "survivors (count)";
   count.color = kChosen;
   count.marker = svg::Marker::none;
+  const double gap = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t f = 0; f <= kMaxFactor; ++f) {
+    std::optional<double> start;
+    double last = 0;
+    auto close = [&] {
+      if (!start) return;
+      in.points.push_back({*start - 0.5, static_cast<double>(f), {}, {}, {}});
+      in.points.push_back({last + 0.5, static_cast<double>(f), {}, {}, {}});
+      in.points.push_back({last + 0.5, gap, {}, {}, {}});
+      start.reset();
+    };
+    for (const plans::RoundTrace& r : decision.rounds) {
+      const double round = static_cast<double>(r.round);
+      if (std::find(r.survivors.begin(), r.survivors.end(), f) != r.survivors.end()) {
+        if (!start) start = round;
+        last = round;
+      } else {
+        close();
+      }
+    }
+    close();
+  }
   for (const plans::RoundTrace& r : decision.rounds) {
-    for (std::size_t f : r.survivors) {
-      svg::Point p;
-      p.x = static_cast<double>(r.round);
-      p.y = static_cast<double>(f);
-      in.points.push_back(p);
-    }
-    for (std::size_t f : r.losers) {
-      svg::Point p;
-      p.x = static_cast<double>(r.round);
-      p.y = static_cast<double>(f);
-      out.points.push_back(p);
-    }
-    svg::Point c;
-    c.x = static_cast<double>(r.round);
-    c.y = static_cast<double>(r.survivors.size());
-    count.points.push_back(c);
+    for (std::size_t f : r.losers) out.points.push_back({double(r.round), double(f), {}, {}, {}});
+    count.points.push_back({double(r.round), double(r.survivors.size()), {}, {}, {}});
   }
   chart.series = {in, out, count};
   return chart.render();
