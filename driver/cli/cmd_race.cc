@@ -103,6 +103,13 @@ void add_race_command(CLI::App& app) {
   cmd->add_option("--hot", options->hot,
                   "Race the N hottest innermost loops without calls (measured); default 3 when no "
                   "--loop is given");
+  cmd->add_option("--min-share", options->min_share,
+                  "--hot takes only loops with at least this share of the program's cycles")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_flag("--prefer-default,!--no-prefer-default", options->prefer_default,
+                "Keep GCC's choice (factor 0) when it is among the tied winners")
+      ->default_val(true);
   cmd->add_option("--jobs,-j", options->jobs, "Variant builds run in parallel")
       ->default_val(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   cmd->add_option("--factors", options->factors,
@@ -113,10 +120,16 @@ void add_race_command(CLI::App& app) {
       ->check(CLI::IsMember(plans::plan_names()))
       ->capture_default_str();
   cmd->add_option("--alpha-lt", options->plan.alpha_lt,
-                  "Level of the one-sided Welch test that eliminates a slower factor")
-      ->capture_default_str();
+                  "Level of the one-sided Welch test that eliminates a slower factor (default: "
+                  "the plan's, from replay: 0.02)");
   cmd->add_option("--alpha-eq", options->plan.alpha_eq,
-                  "1 - confidence of the intervals that decide equivalence")
+                  "1 - confidence of the intervals that decide equivalence; for the retiring "
+                  "races the level of the one-sided bound of each difference to the best "
+                  "(default: the plan's, from replay: race 0.05, retiring-race 0.03, "
+                  "blocked-retiring-race 0.001)");
+  cmd->add_option("--best-ratio", options->plan.best_ratio,
+                  "retiring-race: before deciding, the best is observed alone until it has this "
+                  "many times the observations of every retired factor")
       ->capture_default_str();
   cmd->add_option("--epsilon", options->plan.epsilon,
                   "Worst-case speedup below 1+epsilon counts as equal")
@@ -165,7 +178,11 @@ void add_race_command(CLI::App& app) {
   looprace race --build 'gcc -O2 $LOOPRACE_CFLAGS -o fir "$LOOPRACE_SRCDIR/fir.c" $LOOPRACE_LDFLAGS' \
                 --run '$LOOPRACE_OUTDIR/fir' --loop fir.c:42:19 --factors 0,1,2,4,8 --alpha-lt 0.01
 Running the same command again resumes an interrupted race from the store.)txt");
-  cmd->callback([options] {
+  cmd->callback([options, cmd] {
+    // Alpha levels not given on the command line are the chosen plan's own (from replay).
+    const plans::PlanOptions defaults = plans::default_options(options->plan.name);
+    if (cmd->count("--alpha-lt") == 0) options->plan.alpha_lt = defaults.alpha_lt;
+    if (cmd->count("--alpha-eq") == 0) options->plan.alpha_eq = defaults.alpha_eq;
     options->looprace_version = kVersion;
     options->command_line =
         "looprace race --build " + options->build_command + " --run " + options->run_command;

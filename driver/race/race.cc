@@ -211,8 +211,15 @@ std::vector<build::LoopRow> Racer::choose_loops() {
   // Only innermost loops without calls: GCC unrolls a loop that contains others only when it
   // unrolls it completely, so racing an outer loop mostly races 17 copies of the same code, and
   // a loop that calls functions spends its time in them, which its unrolling does not change.
+  // A loop with almost none of the program's time cannot pay for its race (the ranking is by
+  // cycles: the rest are colder still). A share of 0 means the TSC rate was unknown.
+  bool too_cold = false;
   for (const auto& h : ranking) {
     if (hot == 0) break;
+    if (h.share > 0 && h.share < options_.min_share) {
+      too_cold = true;
+      break;
+    }
     bool seen =
         std::any_of(chosen.begin(), chosen.end(), [&](const auto& r) { return r.id == h.id; });
     const build::LoopRow* row = build::find_loop(baseline_.table, h.id);
@@ -222,6 +229,12 @@ std::vector<build::LoopRow> Racer::choose_loops() {
     }
     chosen.push_back(*row);
     --hot;
+  }
+  if (chosen.empty() && too_cold) {
+    throw Error(fmt::format(
+        "no innermost loop without calls has {:.1f}% of the program's cycles or more in the "
+        "hotness runs of: {} (lower --min-share, or name loops with --loop)",
+        100 * options_.min_share, options_.run_command));
   }
   if (chosen.empty()) {
     throw Error(fmt::format(
@@ -491,7 +504,12 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
   // The plan stops as soon as it can decide, often after a handful of observations, but the
   // Speedup-Test of the chosen factor against factor 0 trusts its t-test only from 30 on. Extra
   // interleaved rounds of just those two versions, stored and replayed like any other round.
-  const std::size_t chosen_version = decision.chosen;
+  // GCC's default stays when it is among the tied winners: a tie is no evidence that changing
+  // the code pays, and on a noisy machine the lowest mean of a tie is chance.
+  const bool default_tied = std::find(decision.winners.begin(), decision.winners.end(),
+                                      baseline_version) != decision.winners.end();
+  const std::size_t chosen_version =
+      options_.prefer_default && default_tied ? baseline_version : decision.chosen;
   auto out_of_race = [&](std::size_t v) {
     return std::find(decision.disqualified.begin(), decision.disqualified.end(), v) !=
            decision.disqualified.end();
@@ -520,7 +538,7 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
   store::DecisionRow& d = outcome.decision;
   d.loop_id = loop.id;
   d.plan = plan_name;
-  d.chosen = reps.at(decision.chosen);
+  d.chosen = reps.at(chosen_version);
   for (int f : factors) {
     int g = groups.group_of[static_cast<std::size_t>(f)];
     for (std::size_t w : decision.winners) {
@@ -562,8 +580,8 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
   }
 
   const auto& base = taken[baseline_version];
-  const auto& best = taken[decision.chosen];
-  if (decision.chosen == baseline_version) {
+  const auto& best = taken[chosen_version];
+  if (chosen_version == baseline_version) {
     d.speedup = {{"geometric_speedup", 1.0},
                  {"median_speedup", 1.0},
                  {"verdict", "baseline"},

@@ -15,6 +15,10 @@ expect_error 'no such loop.*did you mean' \
   "$looprace" race --build "$build_cmd" --run "$run" --loop kernel.c:9999:3 --store store.db
 grep -q "kernel.c" err.out || fail "no near match listed"
 
+# Every loop is colder than the asked share of the program's cycles.
+expect_error 'lower --min-share' \
+  "$looprace" race --build "$build_cmd" --run "$run" --hot 1 --min-share 0.9999 --store cold.db
+
 # A small successful race, then errors that must leave it intact.
 id=$(loop_id reduce)
 "$looprace" race --build "$build_cmd" --run "$run" --loop "$id" --factors 0,2 --max-samples 3 \

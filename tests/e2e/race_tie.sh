@@ -19,4 +19,9 @@ raced=$(sql "select count(distinct grp) from runs where kind='race' and target_l
 winners=$(sql "select winners from decisions where loop='$id'")
 python3 -c 'import json,sys; sys.exit(0 if len(json.loads(sys.argv[1])) >= 2 else 1)' "$winners" ||
   fail "a tie should leave several winners: $winners"
+# GCC's default is among the tied winners, so it stays: no code change without evidence.
+python3 -c 'import json,sys; sys.exit(0 if 0 in json.loads(sys.argv[1]) else 1)' "$winners" ||
+  fail "factor 0 is not among the tied winners: $winners"
+[ "$(sql "select chosen from decisions where loop='$id'")" = 0 ] || fail "a tie including factor 0 chose another factor"
+grep -Eq "^$id +[^ ]+ +[^ ]+ +[^ ]+ +0 " tie.profile || fail "the profile does not keep factor 0: $(cat tie.profile)"
 echo PASS
