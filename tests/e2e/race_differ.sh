@@ -37,4 +37,11 @@ recs = [json.loads(l) for l in open(sys.argv[1])]
 r = next(r for r in recs if r["id"] == sys.argv[2])
 sys.exit(0 if r["requested"] == 4 and r["applied"] == 4 else 1)' verify.jsonl "$id" ||
   fail "the profile build did not unroll $id by 4: $(cat verify.jsonl)"
+# The retiring race with its own alpha levels (from replay) when none are given; it also picks 4.
+"$looprace" race --build "$build_cmd" \
+  --run '$LOOPRACE_OUTDIR/kernel 100000 differ "${LOOPRACE_OUTDIR##*/}"' --plan retiring-race \
+  --loop "$id" --store retiring.db --profile retiring.profile --max-samples 12 --confirm 0 --seed 3 >/dev/null
+plan=$(sqlite3 retiring.db "select plan from decisions where loop='$id'")
+case $plan in retiring-race*alpha_lt=0.02*alpha_eq=0.03*) ;; *) fail "retiring race ran as: $plan" ;; esac
+[ "$(sqlite3 retiring.db "select chosen from decisions where loop='$id'")" = 4 ] || fail "retiring race: factor 4 not chosen"
 echo PASS
