@@ -50,30 +50,12 @@ svg::Series markers(std::string name, const char* color, svg::Marker marker) {
   return s;
 }
 
-std::string means_chart(const LoopFigures& figures, double confidence) {
-  svg::Chart chart;
-  chart.title = fmt::format("Mean cycles per run with {:.0f}% interval", 100 * confidence);
-  chart.width = 520;
-  chart.height = 320;
-  chart.x.label = "unroll factor";
-  chart.x.min = -0.5;
-  chart.x.max = kMaxFactor + 0.5;
-  chart.x.ticks = factor_ticks(figures);
-  chart.y.label = "cycles (geometric mean)";
-  svg::Series chosen = markers("chosen", kChosen, svg::Marker::diamond);
-  svg::Series winners = markers("tied best", kWinner, svg::Marker::circle);
-  svg::Series others = markers("eliminated / undecided", kOther, svg::Marker::circle);
-  svg::Series disqualified = markers("disqualified", kDisqualified, svg::Marker::cross);
-  for (const FactorFigures& f : figures.factors) {
-    if (!f.mean) continue;
-    svg::Point p;
-    p.x = f.factor;
-    p.y = *f.mean;
-    if (f.interval) {
-      p.y_low = f.interval->lower;
-      p.y_high = f.interval->upper;
-    }
-    switch (f.status) {
+// One series per factor status, drawn eliminated first and chosen last (on top).
+struct StatusSeries {
+  svg::Series chosen, winners, others, disqualified;
+
+  void add(FactorStatus status, const svg::Point& p) {
+    switch (status) {
       case FactorStatus::chosen:
         chosen.points.push_back(p);
         break;
@@ -87,8 +69,38 @@ std::string means_chart(const LoopFigures& figures, double confidence) {
         others.points.push_back(p);
     }
   }
-  for (svg::Series* s : {&others, &winners, &chosen, &disqualified})
-    if (!s->points.empty()) chart.series.push_back(*s);
+  void append_to(svg::Chart& chart) const {
+    for (const svg::Series* s : {&others, &winners, &chosen, &disqualified})
+      if (!s->points.empty()) chart.series.push_back(*s);
+  }
+};
+
+std::string means_chart(const LoopFigures& figures, double confidence) {
+  svg::Chart chart;
+  chart.title = fmt::format("Mean cycles per run with {:.0f}% interval", 100 * confidence);
+  chart.width = 520;
+  chart.height = 320;
+  chart.x.label = "unroll factor";
+  chart.x.min = -0.5;
+  chart.x.max = kMaxFactor + 0.5;
+  chart.x.ticks = factor_ticks(figures);
+  chart.y.label = "cycles (geometric mean)";
+  StatusSeries series{markers("chosen", kChosen, svg::Marker::diamond),
+                      markers("tied best", kWinner, svg::Marker::circle),
+                      markers("eliminated / undecided", kOther, svg::Marker::circle),
+                      markers("disqualified", kDisqualified, svg::Marker::cross)};
+  for (const FactorFigures& f : figures.factors) {
+    if (!f.mean) continue;
+    svg::Point p;
+    p.x = f.factor;
+    p.y = *f.mean;
+    if (f.interval) {
+      p.y_low = f.interval->lower;
+      p.y_high = f.interval->upper;
+    }
+    series.add(f.status, p);
+  }
+  series.append_to(chart);
   if (!figures.factors.empty() && figures.factors.front().mean) {
     svg::ReferenceLine baseline;
     baseline.value = *figures.factors.front().mean;
@@ -117,32 +129,17 @@ std::string samples_chart(const LoopFigures& figures) {
     s.color = color;
     return s;
   };
-  svg::Series chosen = bars("chosen", kChosen);
-  svg::Series winners = bars("tied best", kWinner);
-  svg::Series others = bars("eliminated / undecided", kOther);
-  svg::Series disqualified = bars("disqualified", kDisqualified);
+  StatusSeries series{bars("chosen", kChosen), bars("tied best", kWinner),
+                      bars("eliminated / undecided", kOther), bars("disqualified", kDisqualified)};
   for (const FactorFigures& f : figures.factors) {
     // Factors sharing code were observed once, under their group: draw the group's bar only.
     if (f.code_group != f.factor) continue;
     svg::Point p;
     p.x = f.factor;
     p.y = static_cast<double>(f.samples);
-    switch (f.status) {
-      case FactorStatus::chosen:
-        chosen.points.push_back(p);
-        break;
-      case FactorStatus::winner:
-        winners.points.push_back(p);
-        break;
-      case FactorStatus::disqualified:
-        disqualified.points.push_back(p);
-        break;
-      default:
-        others.points.push_back(p);
-    }
+    series.add(f.status, p);
   }
-  for (svg::Series* s : {&others, &winners, &chosen, &disqualified})
-    if (!s->points.empty()) chart.series.push_back(*s);
+  series.append_to(chart);
   return chart.render();
 }
 
