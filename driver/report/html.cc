@@ -75,16 +75,24 @@ struct StatusSeries {
   }
 };
 
-std::string means_chart(const LoopFigures& figures, double confidence) {
+// The frame of the two per-factor charts: factors 0..16 along x.
+svg::Chart factor_chart(const LoopFigures& figures, std::string title, std::string y_label) {
   svg::Chart chart;
-  chart.title = fmt::format("Mean cycles per run with {:.0f}% interval", 100 * confidence);
+  chart.title = std::move(title);
   chart.width = 520;
   chart.height = 320;
   chart.x.label = "unroll factor";
   chart.x.min = -0.5;
   chart.x.max = kMaxFactor + 0.5;
   chart.x.ticks = factor_ticks(figures);
-  chart.y.label = "cycles (geometric mean)";
+  chart.y.label = std::move(y_label);
+  return chart;
+}
+
+std::string means_chart(const LoopFigures& figures, double confidence) {
+  svg::Chart chart = factor_chart(
+      figures, fmt::format("Mean cycles per run with {:.0f}% interval", 100 * confidence),
+      "cycles (geometric mean)");
   StatusSeries series{markers("chosen", kChosen, svg::Marker::diamond),
                       markers("tied best", kWinner, svg::Marker::circle),
                       markers("eliminated / undecided", kOther, svg::Marker::circle),
@@ -111,15 +119,7 @@ std::string means_chart(const LoopFigures& figures, double confidence) {
 }
 
 std::string samples_chart(const LoopFigures& figures) {
-  svg::Chart chart;
-  chart.title = "Observations per factor";
-  chart.width = 520;
-  chart.height = 320;
-  chart.x.label = "unroll factor";
-  chart.x.min = -0.5;
-  chart.x.max = kMaxFactor + 0.5;
-  chart.x.ticks = factor_ticks(figures);
-  chart.y.label = "program runs";
+  svg::Chart chart = factor_chart(figures, "Observations per factor", "program runs");
   auto bars = [](const char* name, const char* color) {
     svg::Series s;
     s.name = name;
