@@ -5,8 +5,21 @@ namespace looprace {
 
 namespace {
 
-std::string assembler_name(function* fun) {
-  return IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fun->decl));
+std::string assembler_name(tree decl) { return IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(decl)); }
+
+std::string assembler_name(function* fun) { return assembler_name(fun->decl); }
+
+// The functions whose bodies were inlined into the scope tree under block. GCC keeps the outer
+// scope of every inlined body even without debug info (tree-ssa-live.cc), as long as any of its
+// code survives.
+void add_inlined_functions(tree block, std::set<std::string>& names) {
+  for (; block; block = BLOCK_CHAIN(block)) {
+    if (inlined_function_outer_scope_p(block)) {
+      tree origin = block_ultimate_origin(block);
+      if (origin && TREE_CODE(origin) == FUNCTION_DECL) names.insert(assembler_name(origin));
+    }
+    add_inlined_functions(BLOCK_SUBBLOCKS(block), names);
+  }
 }
 
 }  // namespace
@@ -24,6 +37,7 @@ void FactorVerifier::note_function_compiled(function* fun) {
 }
 
 void FactorVerifier::note_rtl_locations(function* fun) {
+  add_inlined_functions(DECL_INITIAL(fun->decl), compiled_functions_);
   rtl_places_.clear();
   if (!loops_for_fn(fun)) return;
   for (class loop* loop : loops_list(fun, 0)) {
@@ -85,7 +99,8 @@ std::string FactorVerifier::records() const {
         applied = 0;
         how = "complete-tree";
       } else {
-        // Its function was inlined or dropped, and no copy could be tied to it by location.
+        // Its function was dropped (never called), or inlined only into functions that were
+        // dropped too.
         applied = -1;
         how = "not-found";
       }

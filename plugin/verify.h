@@ -22,7 +22,8 @@ class FactorVerifier {
   // was removed by GIMPLE optimizations (complete unrolling) rather than never emitted.
   void note_function_compiled(function* fun);
 
-  // Before "loop2_unroll": the location of each loop, taken before unrolling rewrites it.
+  // Before "loop2_unroll": the location of each loop, taken before unrolling rewrites it, and
+  // the functions inlined into fun (their loops live on, or vanished, in fun).
   void note_rtl_locations(function* fun);
 
   // After "loop2_unroll": what the unroller decided for every loop of fun.
@@ -55,7 +56,7 @@ class FactorVerifier {
   std::map<std::pair<std::string, int>, std::size_t> by_loop_;  // (function, loop->num)
   std::map<Place, std::vector<std::size_t>> by_place_;
   std::map<std::pair<std::string, int>, std::vector<std::size_t>> by_line_;
-  std::set<std::string> compiled_functions_;
+  std::set<std::string> compiled_functions_;  // and those inlined into a compiled function
   std::map<int, Place> rtl_places_;  // of the function being compiled, by loop->num
 };
 

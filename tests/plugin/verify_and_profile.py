@@ -70,6 +70,29 @@ record = json.loads(verify.read_text())
 failures.check((record["applied"], record["how"]) == (0, "complete-tree"),
                f"16-iteration loop with factor 16: {record}")
 
+# The same in a function inlined into its only caller and then dropped: the loop vanished in
+# the caller, so it is complete-tree too (not "not-found", as if it had never been compiled).
+inlined = work / "inlined.c"
+inlined.write_text("""static int sum16(const int *a) {
+  int s = 0;
+  for (int i = 0; i < 16; i++) s += a[i] * (i + 1);
+  return s;
+}
+int total(const int *a, int n) {
+  int t = 0;
+  for (int j = 0; j + 16 <= n; j += 16) t += sum16(a + j);
+  return t;
+}
+""")
+inner = next(r for r in table_rows(inlined, ["-O2"]) if r["function"] == "sum16")
+verify = work / "verify-inlined.jsonl"
+verify.unlink(missing_ok=True)
+lib.compile_object(inlined, work / "v.o", ["-O2"] + lib.plugin_flags(
+    args.plugin, unroll=f"{inner['id']}:16", verify=verify), args.corpus)
+record = json.loads(verify.read_text())
+failures.check((record["applied"], record["how"]) == (0, "complete-tree"),
+               f"inlined 16-iteration loop with factor 16: {record}")
+
 
 # Every corpus loop with factor 4: the records agree with GCC's own "loop unrolled N times".
 for path in lib.corpus_sources(args.corpus):
