@@ -57,7 +57,7 @@ class FactorVerifier {
   std::map<Place, std::vector<std::size_t>> by_place_;
   std::map<std::pair<std::string, int>, std::vector<std::size_t>> by_line_;
   std::set<std::string> compiled_functions_;  // and those inlined into a compiled function
-  std::map<int, Place> rtl_places_;  // of the function being compiled, by loop->num
+  std::map<int, Place> rtl_places_;           // of the function being compiled, by loop->num
 };
 
 // The RTL passes around "loop2_unroll" that feed the verifier.
