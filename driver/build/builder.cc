@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <set>
 #include <system_error>
 #include <thread>
 
@@ -104,17 +105,27 @@ bool object_holds_loop(const std::filesystem::path& object, const std::string& l
 }  // namespace
 
 bool prepare_incremental(const std::filesystem::path& dir,
-                         const std::filesystem::path& template_dir, const std::string& loop_id) {
+                         const std::filesystem::path& template_dir,
+                         const std::vector<std::string>& loop_ids) {
   namespace fs = std::filesystem;
   std::vector<fs::path> stale;
+  std::set<std::string> found;
   for (const auto& entry : fs::recursive_directory_iterator(template_dir)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".o" &&
-        object_holds_loop(entry.path(), loop_id)) {
-      stale.push_back(fs::relative(entry.path(), template_dir));
+    if (!entry.is_regular_file() || entry.path().extension() != ".o") continue;
+    bool holds = false;
+    for (const auto& id : loop_ids) {
+      if (object_holds_loop(entry.path(), id)) {
+        found.insert(id);
+        holds = true;
+      }
     }
+    if (holds) stale.push_back(fs::relative(entry.path(), template_dir));
   }
   prepare_fresh(dir);
-  if (stale.empty()) return false;
+  if (stale.empty() ||
+      found.size() < std::set<std::string>(loop_ids.begin(), loop_ids.end()).size()) {
+    return false;
+  }
   try {
     fs::remove(dir);
     copy_keeping_times(template_dir, dir);

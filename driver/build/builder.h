@@ -50,10 +50,11 @@ void prepare_fresh(const std::filesystem::path& dir);
 
 // Incremental variant: copies `template_dir` (a finished build with the plugin loaded and no
 // loop selected, whose objects land in LOOPRACE_OUTDIR) to `dir` keeping modification times,
-// then deletes the object files whose embedded loop table holds `loop_id`, so that make
-// recompiles only those translation units and relinks. Returns false (and leaves `dir` fresh)
-// when no object file of the template holds the loop: the caller then builds from scratch.
+// then deletes the object files whose embedded loop table holds one of `loop_ids`, so that
+// make recompiles only those translation units and relinks. Returns false (and leaves `dir`
+// fresh) when a loop is in no object file of the template: the caller then builds from scratch.
 bool prepare_incremental(const std::filesystem::path& dir,
-                         const std::filesystem::path& template_dir, const std::string& loop_id);
+                         const std::filesystem::path& template_dir,
+                         const std::vector<std::string>& loop_ids);
 
 }  // namespace looprace::build

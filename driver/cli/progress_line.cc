@@ -17,9 +17,10 @@ std::string clock_text(double seconds) {
 ProgressLine::ProgressLine(std::FILE* out) : out_(out), tty_(isatty(fileno(out)) != 0) {}
 
 void ProgressLine::update(const race::RaceProgress& p) {
-  std::string text = p.loops > 0
-                         ? fmt::format("loop {}/{} {}  {}", p.loop, p.loops, p.loop_label, p.phase)
-                         : p.phase;
+  std::string text =
+      p.together    ? fmt::format("{} loops together ({} decided)  {}", p.loops, p.loop, p.phase)
+      : p.loops > 0 ? fmt::format("loop {}/{} {}  {}", p.loop, p.loops, p.loop_label, p.phase)
+                    : p.phase;
   if (p.phase == "racing" && p.round > 0) {
     text += fmt::format("  round {}  survivors {}  observations {}", p.round, p.survivors,
                         p.observations);

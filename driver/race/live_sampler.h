@@ -8,7 +8,6 @@
 #include <deque>
 #include <functional>
 #include <optional>
-#include <random>
 #include <vector>
 
 #include "plans/plan.h"
@@ -21,10 +20,16 @@ class LiveSampler : public plans::Sampler {
   // judges and stores the run. nullopt: the version could not be observed (disqualified).
   using Measure =
       std::function<std::optional<plans::Observation>(std::size_t version, std::size_t round)>;
+  // Takes one new observation of each of `versions` at once, in plan round `round` (e.g. in
+  // joint rounds shared with other loops' plans).
+  using MeasureRound = std::function<std::vector<std::optional<plans::Observation>>(
+      const std::vector<std::size_t>& versions, std::size_t round)>;
   // What the store already holds per version, oldest first (nullopt = a disqualifying run).
   using Recorded = std::vector<std::deque<std::optional<plans::Observation>>>;
 
+  // Runs the new observations one by one, in a fresh random order every round.
   LiveSampler(Recorded recorded, Measure measure, std::uint64_t seed);
+  LiveSampler(Recorded recorded, MeasureRound measure);
 
   // One observation of each listed version; the new runs go in a fresh random order.
   std::vector<std::optional<plans::Observation>> round(
@@ -36,8 +41,7 @@ class LiveSampler : public plans::Sampler {
 
  private:
   Recorded recorded_;
-  Measure measure_;
-  std::mt19937_64 order_;
+  MeasureRound measure_;
   std::size_t round_ = 0;
   std::size_t replayed_ = 0;
   std::size_t measured_ = 0;

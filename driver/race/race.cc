@@ -4,15 +4,18 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <ctime>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <set>
 
 #include "build/elf_code.h"
 #include "profile/profile_file.h"
+#include "race/joint_rounds.h"
 #include "race/live_sampler.h"
 #include "race/program.h"
 #include "stats/speedup_test.h"
@@ -81,6 +84,26 @@ nlohmann::json speedup_json(const stats::SpeedupTestResult& s) {
           {"explanation", s.explanation}};
 }
 
+// One loop's race in progress: its variants, their code groups, what happened to them.
+struct LoopRace {
+  build::LoopRow loop;
+  std::string label;  // "1a2b... demo.c:42:19"
+  std::unique_ptr<plans::Plan> plan;
+  std::string plan_name;
+  std::vector<int> factors;  // raced (0 always)
+  std::vector<std::optional<std::uint64_t>> layout_seeds;
+  VariantGroups groups;
+  std::map<int, std::size_t> version_of;  // group representative -> version
+  std::size_t baseline_version = 0;
+  std::map<int, std::string> failures;              // factor -> why it is not raced
+  std::map<std::size_t, std::string> disqualified;  // version -> reason
+  LiveSampler::Recorded recorded;                   // from the store, replayed first
+  std::vector<std::vector<double>> taken;           // the plan's observations, per version
+  std::atomic<std::size_t> observations = 0;        // read by the progress display
+  std::size_t chosen_version = 0;
+  LoopOutcome outcome;
+};
+
 class Racer {
  public:
   Racer(const RaceOptions& options, const std::function<void(const RaceProgress&)>& progress)
@@ -91,11 +114,24 @@ class Racer {
  private:
   void prepare();
   std::vector<build::LoopRow> choose_loops();
+  // Builds the loop's variants, groups them by code, stores them and reads what the store
+  // already holds; false when the store has the loop's decision (then in r.outcome).
+  bool setup_loop(LoopRace& r);
+  // Runs the loop's own build of `version` once: judged, stored; nullopt disqualifies it.
+  std::optional<double> take_alone(LoopRace& r, std::size_t version, std::size_t round,
+                                   store::RunKind kind);
+  void fill_run_row(store::RunRow& row, const run::RunResult& result);
+  void warm_up(LoopRace& r);
+  plans::Decision race_and_confirm(LoopRace& r, LiveSampler& sampler,
+                                   const plans::RoundObserver& observer);
+  void decide(LoopRace& r, const plans::Decision& decision);
   LoopOutcome race_loop(const build::LoopRow& loop);
+  std::vector<LoopOutcome> race_together(const std::vector<build::LoopRow>& loops);
+  void race_batch(const std::vector<LoopRace*>& racing);
   void write_profile(const LoopOutcome& outcome);
   void report(RaceProgress p) {
     if (!progress_) return;
-    p.loop = loop_number_;
+    if (!p.together) p.loop = loop_number_;
     p.loops = loop_count_;
     p.elapsed_seconds = seconds_since(start_);
     if (!loop_seconds_.empty()) {
@@ -244,21 +280,22 @@ std::vector<build::LoopRow> Racer::choose_loops() {
   return chosen;
 }
 
-LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
-  LoopOutcome outcome;
-  outcome.loop = loop;
-  if (auto s = shares_.find(loop.id); s != shares_.end()) outcome.hotness_share = s->second;
-  std::unique_ptr<plans::Plan> plan = plans::make_plan(options_.plan);
-  const std::string plan_name = plan->describe();
-  const std::string label = fmt::format("{} {}", loop.id, loop.location());
+bool Racer::setup_loop(LoopRace& r) {
+  const build::LoopRow& loop = r.loop;
+  r.outcome.loop = loop;
+  if (auto s = shares_.find(loop.id); s != shares_.end()) r.outcome.hotness_share = s->second;
+  r.plan = plans::make_plan(options_.plan);
+  r.plan_name = r.plan->describe();
+  r.label = fmt::format("{} {}", loop.id, loop.location());
 
-  if (auto earlier = store_->decision(program_, loop.id, plan_name)) {
-    outcome.decision = *earlier;
-    outcome.decided_earlier = true;
-    return outcome;
+  if (auto earlier = store_->decision(program_, loop.id, r.plan_name)) {
+    r.outcome.decision = *earlier;
+    r.outcome.decided_earlier = true;
+    return false;
   }
 
-  std::vector<int> factors = options_.factors;
+  std::vector<int>& factors = r.factors;
+  factors = options_.factors;
   if (factors.empty()) {
     factors.resize(kMaxFactor + 1);
     std::iota(factors.begin(), factors.end(), 0);
@@ -269,13 +306,13 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
 
   // Layout randomization: one build per factor and layout seed; round r runs layout r mod K.
   const unsigned layouts = std::max(1u, options_.layouts);
-  std::vector<std::optional<std::uint64_t>> layout_seeds(layouts);
+  r.layout_seeds.assign(layouts, std::nullopt);
   if (options_.layouts > 1) {
-    for (unsigned j = 0; j < layouts; ++j) layout_seeds[j] = mix(options_.seed, j + 1);
+    for (unsigned j = 0; j < layouts; ++j) r.layout_seeds[j] = mix(options_.seed, j + 1);
   }
 
   RaceProgress p;
-  p.loop_label = label;
+  p.loop_label = r.label;
   p.phase = "building";
   report(p);
 
@@ -288,26 +325,26 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
   std::vector<build::BuildJob> jobs;
   for (int f : factors) {
     for (unsigned j = 0; j < layouts; ++j) {
-      Build b{f, j, build::variant_dir(ws_.workdir, loop.id, f, layout_seeds[j]), {}};
+      Build b{f, j, build::variant_dir(ws_.workdir, loop.id, f, r.layout_seeds[j]), {}};
       b.verify = b.dir.string() + ".verify.jsonl";
       std::filesystem::remove(b.verify);
       build::VariantSpec spec;
       spec.unroll = {{loop.id, f}};
       spec.instrument = {loop.id};
       spec.verify = b.verify;  // the verify pass only observes: the code stays the same
-      spec.layout_seed = layout_seeds[j];
+      spec.layout_seed = r.layout_seeds[j];
       // Per-build padding changes every object, so only unpadded variants reuse the baseline.
-      if (layout_seeds[j] || !build::prepare_incremental(b.dir, baseline_.dir, loop.id)) {
+      if (r.layout_seeds[j] || !build::prepare_incremental(b.dir, baseline_.dir, {loop.id})) {
         build::prepare_fresh(b.dir);
       }
-      jobs.push_back(build_job(ws_, spec, b.dir, fmt::format("factor {} of loop {}", f, label)));
+      jobs.push_back(build_job(ws_, spec, b.dir, fmt::format("factor {} of loop {}", f, r.label)));
       builds.push_back(std::move(b));
     }
   }
   auto results = build::run_builds(jobs, ws_.jobs);
 
   // Code identity and verified factor of every factor (over all its layout builds).
-  std::map<int, std::string> keys, failures;
+  std::map<int, std::string> keys;
   std::map<int, std::vector<store::VariantRow>> rows;
   for (std::size_t i = 0; i < builds.size(); ++i) {
     const Build& b = builds[i];
@@ -321,11 +358,11 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
                     results[i].failure_message());
       }
       v.build_log = results[i].output_tail;
-      failures[b.factor] = "build failed: " + run::last_lines(results[i].output_tail, 3);
+      r.failures[b.factor] = "build failed: " + run::last_lines(results[i].output_tail, 3);
     } else {
       build::CodeIdentity code = build::code_identity(b.dir);
       if (code.empty()) {
-        failures[b.factor] = fmt::format("no ELF program in {}", b.dir.string());
+        r.failures[b.factor] = fmt::format("no ELF program in {}", b.dir.string());
       } else {
         v.built = true;
         v.code_hash = code.digest;
@@ -340,28 +377,27 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
     rows[b.factor].push_back(std::move(v));
   }
   std::vector<std::string> key_list;
-  for (int f : factors) key_list.push_back(failures.count(f) ? std::string() : keys[f]);
-  VariantGroups groups = group_variants(factors, key_list);
+  for (int f : factors) key_list.push_back(r.failures.count(f) ? std::string() : keys[f]);
+  r.groups = group_variants(factors, key_list);
 
   // Stored observations belong to the groups of the stored variants: they must not move.
-  auto stored_variants = store_->variants(program_, loop.id);
-  auto stored_runs = store_->runs(program_, store::RunKind::kRace, loop.id);
+  auto stored_runs = store_->loop_race_runs(program_, loop.id);
   if (!stored_runs.empty()) {
-    for (const auto& sv : stored_variants) {
+    for (const auto& sv : store_->variants(program_, loop.id)) {
       if (sv.layout != 0 || sv.factor > kMaxFactor) continue;
-      int now = groups.group_of[static_cast<std::size_t>(sv.factor)];
+      int now = r.groups.group_of[static_cast<std::size_t>(sv.factor)];
       if (sv.built && now >= 0 && now != sv.group && !options_.force) {
         throw Error(fmt::format(
             "loop {}: factor {} now builds like factor {}, but the store {} raced it with factor "
             "{}: the program or compiler changed. Race into a new --store (or --force)",
-            label, sv.factor, now, options_.store.string(), sv.group));
+            r.label, sv.factor, now, options_.store.string(), sv.group));
       }
     }
   }
   std::map<std::string, std::vector<std::string>> not_applied;  // reason -> "requested→applied"
   for (auto& [f, list] : rows) {
     for (auto& v : list) {
-      v.group = groups.group_of[static_cast<std::size_t>(f)];
+      v.group = r.groups.group_of[static_cast<std::size_t>(f)];
       store_->put_variant(program_, v);
       if (f >= 1 && v.layout == 0 && v.applied && *v.applied != f && *v.applied != 0) {
         not_applied[v.how.empty() ? "no reason given" : v.how].push_back(
@@ -370,177 +406,173 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
     }
   }
   for (const auto& [how, pairs] : not_applied) {
-    outcome.notes.push_back(
+    r.outcome.notes.push_back(
         fmt::format("GCC made fewer copies than asked ({}): {}", how, fmt::join(pairs, " ")));
   }
-  for (const auto& [f, why] : failures) {
-    outcome.notes.push_back(fmt::format("factor {} not raced: {}", f, why));
+  for (const auto& [f, why] : r.failures) {
+    r.outcome.notes.push_back(fmt::format("factor {} not raced: {}", f, why));
   }
 
-  const std::vector<int>& reps = groups.representatives;
-  std::map<int, std::size_t> version_of;
-  for (std::size_t v = 0; v < reps.size(); ++v) version_of[reps[v]] = v;
-  auto dir_of = [&](std::size_t version, unsigned layout) {
-    return build::variant_dir(ws_.workdir, loop.id, reps[version], layout_seeds[layout]);
-  };
+  const std::vector<int>& reps = r.groups.representatives;
+  for (std::size_t v = 0; v < reps.size(); ++v) r.version_of[reps[v]] = v;
+  r.baseline_version = r.version_of.at(r.groups.group_of[0]);
 
-  LiveSampler::Recorded recorded(reps.size());
-  std::map<std::size_t, std::string> disqualified;  // version -> reason
-  for (const auto& r : stored_runs) {
-    auto v = version_of.find(r.group);
-    if (v == version_of.end()) continue;  // raced with other --factors: not this race's data
+  // What the store holds, alone or from joint runs, replayed first.
+  r.recorded.assign(reps.size(), {});
+  for (const auto& run : stored_runs) {
+    int group = run.factor >= 0 && run.factor <= kMaxFactor
+                    ? r.groups.group_of[static_cast<std::size_t>(run.factor)]
+                    : -1;
+    auto v = r.version_of.find(group);
+    if (v == r.version_of.end()) continue;  // raced with other --factors: not this race's data
     std::optional<double> cycles;
-    for (const auto& o : r.observations) {
-      if (o.loop_id == loop.id && r.ok) cycles = static_cast<double>(o.cycles);
-    }
-    recorded[v->second].push_back(cycles);
+    if (run.ok && run.cycles) cycles = static_cast<double>(*run.cycles);
+    r.recorded[v->second].push_back(cycles);
     if (!cycles) {  // out for good, as in the stored race
-      disqualified.emplace(v->second,
-                           r.ok ? "no observation of the loop in a stored run" : r.reason);
+      r.disqualified.emplace(v->second,
+                             run.ok ? "no observation of the loop in a stored run" : run.reason);
     }
   }
-  std::size_t observations = 0;
-  auto take = [&](std::size_t version, std::size_t round,
-                  store::RunKind kind) -> std::optional<double> {
-    store::RunRow row;
-    row.kind = kind;
-    row.target_loop = loop.id;
-    row.group = reps[version];
-    row.round = static_cast<int>(round);
-    if (auto d = disqualified.find(version); d != disqualified.end()) {
-      row.ok = false;
-      row.reason = d->second;
-      store_->add_run(program_, session_, row);
-      return std::nullopt;
-    }
-    unsigned layout = round == 0 ? 0 : static_cast<unsigned>((round - 1) % layouts);
-    std::optional<std::uint64_t> padding;
-    if (options_.layouts > 1) {
-      padding = mix(mix(options_.seed, id_number(loop.id)), round * 64 + version);
-    }
-    run::RunResult r = run_build_once(ws_, dir_of(version, layout), padding);
-    run::Judgement judgement =
-        run::judge_run(reference_, r, run::CheckOptions{options_.check_output}, true);
-    std::optional<double> cycles = r.observations.cycles(loop.id);
-    row.layout = static_cast<int>(layout);
-    row.env_padding = r.env_padding;
-    row.wall_seconds = r.process.wall_seconds;
-    row.exit_status = exit_status_of(r.process);
-    row.observations = observations_of(r);
-    if (!judgement.ok()) {
-      row.ok = false;
-      row.reason = fmt::format("{}: {}", run::failure_name(judgement.failure), judgement.message);
-    } else if (!cycles || *cycles <= 0) {
-      row.ok = false;
-      row.reason = "the loop did not run";
-    }
-    store_->add_run(program_, session_, row);
-    if (!row.ok) {
-      disqualified[version] = row.reason;
-      return std::nullopt;
-    }
-    return cycles;
-  };
+  r.taken.assign(reps.size(), {});
+  return true;
+}
 
-  // Warm-up: every version runs (and is checked) before any observation counts.
+std::optional<double> Racer::take_alone(LoopRace& r, std::size_t version, std::size_t round,
+                                        store::RunKind kind) {
+  const build::LoopRow& loop = r.loop;
+  store::RunRow row;
+  row.kind = kind;
+  row.target_loop = loop.id;
+  row.group = r.groups.representatives[version];
+  row.round = static_cast<int>(round);
+  if (auto d = r.disqualified.find(version); d != r.disqualified.end()) {
+    row.ok = false;
+    row.reason = d->second;
+    store_->add_run(program_, session_, row);
+    return std::nullopt;
+  }
+  const unsigned layouts = static_cast<unsigned>(r.layout_seeds.size());
+  unsigned layout = round == 0 ? 0 : static_cast<unsigned>((round - 1) % layouts);
+  std::optional<std::uint64_t> padding;
+  if (options_.layouts > 1) {
+    padding = mix(mix(options_.seed, id_number(loop.id)), round * 64 + version);
+  }
+  run::RunResult result = run_build_once(
+      ws_, build::variant_dir(ws_.workdir, loop.id, row.group, r.layout_seeds[layout]), padding);
+  fill_run_row(row, result);
+  row.layout = static_cast<int>(layout);
+  std::optional<double> cycles = result.observations.cycles(loop.id);
+  if (row.ok && (!cycles || *cycles <= 0)) {
+    row.ok = false;
+    row.reason = "the loop did not run";
+  }
+  store_->add_run(program_, session_, row);
+  if (!row.ok) {
+    r.disqualified[version] = row.reason;
+    return std::nullopt;
+  }
+  return cycles;
+}
+
+void Racer::fill_run_row(store::RunRow& row, const run::RunResult& result) {
+  run::Judgement judgement =
+      run::judge_run(reference_, result, run::CheckOptions{options_.check_output}, true);
+  row.env_padding = result.env_padding;
+  row.wall_seconds = result.process.wall_seconds;
+  row.exit_status = exit_status_of(result.process);
+  row.observations = observations_of(result);
+  if (!judgement.ok()) {
+    row.ok = false;
+    row.reason = fmt::format("{}: {}", run::failure_name(judgement.failure), judgement.message);
+  }
+}
+
+void Racer::warm_up(LoopRace& r) {
+  // Every version runs (and is checked) before any observation counts.
+  RaceProgress p;
+  p.loop_label = r.label;
   p.phase = "warm-up";
   report(p);
-  std::mt19937_64 warm_order(mix(options_.seed, id_number(loop.id) ^ 0x5741524dULL));
+  std::mt19937_64 warm_order(mix(options_.seed, id_number(r.loop.id) ^ 0x5741524dULL));
   for (unsigned w = 0; w < options_.warmup; ++w) {
-    std::vector<std::size_t> order(reps.size());
+    std::vector<std::size_t> order(r.groups.representatives.size());
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), warm_order);
     for (std::size_t v : order) {
-      if (!disqualified.count(v)) take(v, 0, store::RunKind::kWarmup);
+      if (!r.disqualified.count(v)) take_alone(r, v, 0, store::RunKind::kWarmup);
     }
   }
-  std::size_t baseline_version = version_of.at(groups.group_of[0]);
-  if (auto d = disqualified.find(baseline_version); d != disqualified.end()) {
+  if (auto d = r.disqualified.find(r.baseline_version); d != r.disqualified.end()) {
     throw Error(fmt::format(
-        "loop {}: the baseline variant (factor 0, instrumented) cannot be measured: {}{}", label,
+        "loop {}: the baseline variant (factor 0, instrumented) cannot be measured: {}{}", r.label,
         d->second,
         d->second == "the loop did not run"
             ? " during the run command; race a loop that runs (see `looprace loops --run`)"
             : ""));
   }
+}
 
-  std::vector<std::vector<double>> taken(reps.size());
-  LiveSampler sampler(
-      std::move(recorded),
-      [&](std::size_t version, std::size_t round) {
-        return take(version, round, store::RunKind::kRace);
-      },
-      mix(options_.seed, id_number(loop.id)));
+plans::Decision Racer::race_and_confirm(LoopRace& r, LiveSampler& sampler,
+                                        const plans::RoundObserver& observer) {
   // Wraps the sampler to keep the plan's own observations for the speedup test.
   struct Recording : plans::Sampler {
     LiveSampler& inner;
-    std::vector<std::vector<double>>& taken;
-    std::size_t& observations;
-    Recording(LiveSampler& s, std::vector<std::vector<double>>& t, std::size_t& n)
-        : inner(s), taken(t), observations(n) {}
+    LoopRace& race;
+    Recording(LiveSampler& s, LoopRace& r) : inner(s), race(r) {}
     std::vector<std::optional<plans::Observation>> round(
         const std::vector<std::size_t>& versions) override {
       auto out = inner.round(versions);
       for (std::size_t i = 0; i < versions.size(); ++i) {
         if (out[i]) {
-          taken[versions[i]].push_back(*out[i]);
-          ++observations;
+          race.taken[versions[i]].push_back(*out[i]);
+          ++race.observations;
         }
       }
       return out;
     }
-  } recording(sampler, taken, observations);
+  } recording(sampler, r);
 
-  p.phase = "racing";
-  p.survivors = reps.size();
-  report(p);
-  plans::Decision decision = plan->run(reps.size(), recording, [&](const plans::RoundTrace& t) {
-    p.round = t.round;
-    p.survivors = t.survivors.size();
-    p.observations = observations;
-    report(p);
-  });
+  plans::Decision decision = r.plan->run(r.groups.representatives.size(), recording, observer);
 
   // The plan stops as soon as it can decide, often after a handful of observations, but the
   // Speedup-Test of the chosen factor against factor 0 trusts its t-test only from 30 on. Extra
   // interleaved rounds of just those two versions, stored and replayed like any other round.
   // GCC's default stays when it is among the tied winners: a tie is no evidence that changing
   // the code pays, and on a noisy machine the lowest mean of a tie is chance.
-  const bool default_tied = std::find(decision.winners.begin(), decision.winners.end(),
-                                      baseline_version) != decision.winners.end();
-  const std::size_t chosen_version =
-      options_.prefer_default && default_tied ? baseline_version : decision.chosen;
-  auto out_of_race = [&](std::size_t v) {
-    return std::find(decision.disqualified.begin(), decision.disqualified.end(), v) !=
-           decision.disqualified.end();
-  };
-  if (chosen_version != baseline_version && options_.confirm > 0 &&
-      !out_of_race(baseline_version)) {
-    p.phase = "confirming";
-    report(p);
+  const std::size_t base = r.baseline_version;
+  const bool default_tied =
+      std::find(decision.winners.begin(), decision.winners.end(), base) != decision.winners.end();
+  r.chosen_version = options_.prefer_default && default_tied ? base : decision.chosen;
+  const bool base_out = std::find(decision.disqualified.begin(), decision.disqualified.end(),
+                                  base) != decision.disqualified.end();
+  if (r.chosen_version != base && options_.confirm > 0 && !base_out) {
     for (;;) {
       std::vector<std::size_t> pair;
-      for (std::size_t v : {baseline_version, chosen_version}) {
-        if (taken[v].size() < options_.confirm) pair.push_back(v);
+      for (std::size_t v : {base, r.chosen_version}) {
+        if (r.taken[v].size() < options_.confirm) pair.push_back(v);
       }
       if (pair.empty()) break;
       auto got = recording.round(pair);
       if (std::any_of(got.begin(), got.end(), [](const auto& o) { return !o.has_value(); })) {
-        outcome.notes.push_back("a confirmation run failed; the speedup uses fewer runs");
+        r.outcome.notes.push_back("a confirmation run failed; the speedup uses fewer runs");
         break;
       }
     }
   }
-  outcome.replayed = sampler.replayed();
-  outcome.measured = sampler.measured();
+  r.outcome.replayed = sampler.replayed();
+  r.outcome.measured = sampler.measured();
+  return decision;
+}
 
-  // Back from version numbers to factors.
-  store::DecisionRow& d = outcome.decision;
-  d.loop_id = loop.id;
-  d.plan = plan_name;
-  d.chosen = reps.at(chosen_version);
-  for (int f : factors) {
-    int g = groups.group_of[static_cast<std::size_t>(f)];
+void Racer::decide(LoopRace& r, const plans::Decision& decision) {
+  const std::vector<int>& reps = r.groups.representatives;
+  const std::vector<int>& group_of = r.groups.group_of;
+  store::DecisionRow& d = r.outcome.decision;
+  d.loop_id = r.loop.id;
+  d.plan = r.plan_name;
+  d.chosen = reps.at(r.chosen_version);
+  for (int f : r.factors) {
+    int g = group_of[static_cast<std::size_t>(f)];
     for (std::size_t w : decision.winners) {
       if (g == reps[w]) d.winners.push_back(f);
     }
@@ -550,7 +582,7 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
     d.samples[std::to_string(reps[v])] = decision.samples[v];
   }
   d.groups = nlohmann::json::object();
-  for (int f : factors) d.groups[std::to_string(f)] = groups.group_of[static_cast<std::size_t>(f)];
+  for (int f : r.factors) d.groups[std::to_string(f)] = group_of[static_cast<std::size_t>(f)];
   d.cap_hit = decision.cap_hit;
   d.rounds = nlohmann::json::array();
   auto to_factors = [&](const std::vector<std::size_t>& versions) {
@@ -566,22 +598,24 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
   }
   d.disqualified = nlohmann::json::object();
   for (std::size_t v : decision.disqualified) {
-    const std::string& reason = disqualified.at(v);
-    for (int f : factors) {
-      if (groups.group_of[static_cast<std::size_t>(f)] == reps[v]) {
-        d.disqualified[std::to_string(f)] = reason;
-        outcome.notes.push_back(fmt::format("factor {} disqualified: {}", f, reason));
+    auto reason = r.disqualified.find(v);
+    const std::string why =
+        reason != r.disqualified.end() ? reason->second : "not observed (no build carries it)";
+    for (int f : r.factors) {
+      if (group_of[static_cast<std::size_t>(f)] == reps[v]) {
+        d.disqualified[std::to_string(f)] = why;
+        r.outcome.notes.push_back(fmt::format("factor {} disqualified: {}", f, why));
       }
     }
   }
-  for (const auto& [f, why] : failures) d.disqualified[std::to_string(f)] = why;
+  for (const auto& [f, why] : r.failures) d.disqualified[std::to_string(f)] = why;
   if (decision.disqualified.size() == reps.size()) {
-    throw Error(fmt::format("loop {}: every variant was disqualified", label));
+    throw Error(fmt::format("loop {}: every variant was disqualified", r.label));
   }
 
-  const auto& base = taken[baseline_version];
-  const auto& best = taken[chosen_version];
-  if (chosen_version == baseline_version) {
+  const auto& base = r.taken[r.baseline_version];
+  const auto& best = r.taken[r.chosen_version];
+  if (r.chosen_version == r.baseline_version) {
     d.speedup = {{"geometric_speedup", 1.0},
                  {"median_speedup", 1.0},
                  {"verdict", "baseline"},
@@ -594,7 +628,215 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
   }
   d.decided_at = store::utc_now();
   store_->put_decision(program_, d);
-  return outcome;
+}
+
+LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
+  LoopRace r;
+  r.loop = loop;
+  if (!setup_loop(r)) return std::move(r.outcome);
+  warm_up(r);
+  LiveSampler sampler(
+      std::move(r.recorded),
+      [&](std::size_t version, std::size_t round) {
+        return take_alone(r, version, round, store::RunKind::kRace);
+      },
+      mix(options_.seed, id_number(loop.id)));
+  RaceProgress p;
+  p.loop_label = r.label;
+  p.phase = "racing";
+  p.survivors = r.groups.representatives.size();
+  report(p);
+  plans::Decision decision = race_and_confirm(r, sampler, [&](const plans::RoundTrace& t) {
+    p.round = t.round;
+    p.survivors = t.survivors.size();
+    p.observations = r.observations;
+    p.phase = "racing";
+    report(p);
+  });
+  decide(r, decision);
+  return std::move(r.outcome);
+}
+
+std::vector<LoopOutcome> Racer::race_together(const std::vector<build::LoopRow>& loops) {
+  // Each loop's variants are built, verified and warmed up alone: a variant that fails is then
+  // known by its own loop and factor, and left out of the joint builds.
+  std::vector<std::unique_ptr<LoopRace>> all;
+  std::vector<LoopRace*> racing;
+  for (const auto& loop : loops) {
+    ++loop_number_;
+    auto r = std::make_unique<LoopRace>();
+    r->loop = loop;
+    if (setup_loop(*r)) {
+      warm_up(*r);
+      racing.push_back(r.get());
+    }
+    all.push_back(std::move(r));
+  }
+  if (!racing.empty()) race_batch(racing);
+  std::vector<LoopOutcome> out;
+  for (auto& r : all) out.push_back(std::move(r->outcome));
+  return out;
+}
+
+void Racer::race_batch(const std::vector<LoopRace*>& racing) {
+  // The batch is named by its loops: a rerun with the same loops undecided continues it.
+  std::uint64_t key = 0;
+  std::vector<std::string> ids;
+  for (const LoopRace* r : racing) ids.push_back(r->loop.id);
+  std::sort(ids.begin(), ids.end());
+  for (const auto& id : ids) key = mix(key, id_number(id));
+  const std::string batch = fmt::format("joint:{:016x}", key);
+
+  std::map<std::string, std::vector<int>> factors = store_->joint_slots(program_, batch);
+  if (factors.empty()) {
+    std::vector<std::vector<std::size_t>> eligible;
+    for (const LoopRace* r : racing) {
+      std::vector<std::size_t> versions;
+      for (std::size_t v = 0; v < r->groups.representatives.size(); ++v) {
+        if (!r->disqualified.count(v)) versions.push_back(v);
+      }
+      eligible.push_back(versions);  // never empty: the baseline passed its warm-up
+    }
+    SlotAssignment slots = assign_slots(eligible, mix(options_.seed, key));
+    for (std::size_t l = 0; l < racing.size(); ++l) {
+      for (const auto& slot : slots) {
+        factors[racing[l]->loop.id].push_back(racing[l]->groups.representatives[slot[l]]);
+      }
+    }
+    store_->put_joint_slots(program_, batch, factors);
+  }
+  // slots[s][l]: loop l's version in slot s (a factor this race does not know: none).
+  const std::size_t slot_count = factors.begin()->second.size();
+  SlotAssignment slots(slot_count, std::vector<std::size_t>(racing.size()));
+  for (std::size_t l = 0; l < racing.size(); ++l) {
+    const LoopRace& r = *racing[l];
+    const auto& per_slot = factors.at(r.loop.id);
+    for (std::size_t s = 0; s < slot_count; ++s) {
+      auto v = r.version_of.find(r.groups.group_of.at(static_cast<std::size_t>(per_slot[s])));
+      slots[s][l] = v == r.version_of.end() ? SIZE_MAX : v->second;
+    }
+  }
+
+  const std::string label = fmt::format("{} loops together", racing.size());
+  RaceProgress p;
+  p.together = true;
+  p.loop = loop_count_ - racing.size();  // decided by earlier runs of the command
+  p.phase = "building";
+  report(p);
+  std::vector<std::string> instrument = ids;
+  std::vector<build::BuildJob> jobs;
+  std::vector<std::filesystem::path> dirs;
+  for (std::size_t s = 0; s < slot_count; ++s) {
+    std::filesystem::path dir = build::variant_dir(ws_.workdir, batch, static_cast<int>(s));
+    build::VariantSpec spec;
+    for (const auto& [id, per_slot] : factors) spec.unroll.emplace_back(id, per_slot[s]);
+    spec.instrument = instrument;
+    if (!build::prepare_incremental(dir, baseline_.dir, instrument)) build::prepare_fresh(dir);
+    jobs.push_back(build_job(ws_, spec, dir, fmt::format("slot {} of {}", s, label)));
+    dirs.push_back(dir);
+  }
+  auto results = build::run_builds(jobs, ws_.jobs);
+  auto slot_factors = [&](std::size_t s) {
+    std::vector<std::string> parts;
+    for (const auto& [id, per_slot] : factors)
+      parts.push_back(fmt::format("{}:{}", id, per_slot[s]));
+    return fmt::format("{}", fmt::join(parts, " "));
+  };
+  for (std::size_t s = 0; s < slot_count; ++s) {
+    if (!results[s].ok()) {
+      throw Error(
+          fmt::format("the joint build of {} does not build, though each factor built "
+                      "alone: {} (race these loops without --together)",
+                      slot_factors(s), results[s].failure_message()));
+    }
+  }
+
+  // One run of a slot: judged and stored; each loop's cycles (none when the run failed).
+  auto run_slot = [&](std::size_t s, std::size_t round, store::RunKind kind) {
+    store::RunRow row;
+    row.kind = kind;
+    row.target_loop = batch;
+    row.group = static_cast<int>(s);
+    row.round = static_cast<int>(round);
+    run::RunResult result = run_build_once(ws_, dirs[s]);
+    fill_run_row(row, result);
+    store_->add_run(program_, session_, row);
+    std::vector<std::optional<plans::Observation>> out(racing.size());
+    for (std::size_t l = 0; l < racing.size(); ++l) {
+      LoopRace& r = *racing[l];
+      std::optional<double> cycles = result.observations.cycles(r.loop.id);
+      if (slots[s][l] == SIZE_MAX) continue;
+      if (!row.ok) {
+        r.disqualified.emplace(
+            slots[s][l], fmt::format("in the joint build {}: {}", slot_factors(s), row.reason));
+      } else if (!cycles || *cycles <= 0) {
+        r.disqualified.emplace(slots[s][l], "the loop did not run");
+      } else {
+        out[l] = cycles;
+      }
+    }
+    return out;
+  };
+  p.phase = "warm-up";
+  report(p);
+  for (std::size_t s = 0; s < slot_count; ++s) {
+    auto got = run_slot(s, 0, store::RunKind::kWarmup);
+    if (std::none_of(got.begin(), got.end(), [](const auto& o) { return o.has_value(); })) {
+      throw Error(
+          fmt::format("the joint build of {} fails though each factor ran alone; race "
+                      "these loops without --together",
+                      slot_factors(s)));
+    }
+  }
+
+  std::size_t rounds_before = 0;
+  for (const auto& run : store_->runs(program_, store::RunKind::kRace, batch)) {
+    rounds_before = std::max(rounds_before, static_cast<std::size_t>(run.round));
+  }
+  JointRounds joint(
+      slots, racing.size(),
+      [&](std::size_t s, std::size_t round) { return run_slot(s, round, store::RunKind::kRace); },
+      mix(options_.seed, key ^ 0x4a4f494eULL), rounds_before);
+  std::mutex traces;
+  std::vector<std::size_t> survivors(racing.size());
+  std::vector<bool> done(racing.size(), false);
+  std::vector<std::unique_ptr<LiveSampler>> samplers;
+  std::vector<plans::Decision> decisions(racing.size());
+  std::vector<std::function<void()>> bodies;
+  for (std::size_t l = 0; l < racing.size(); ++l) {
+    LoopRace& r = *racing[l];
+    survivors[l] = r.groups.representatives.size();
+    samplers.push_back(std::make_unique<LiveSampler>(
+        std::move(r.recorded), [&joint, l](const std::vector<std::size_t>& versions, std::size_t) {
+          return joint.measure(l, versions);
+        }));
+    bodies.push_back([&, l] {
+      decisions[l] = race_and_confirm(*racing[l], *samplers[l], [&, l](const plans::RoundTrace& t) {
+        std::lock_guard lock(traces);
+        survivors[l] = t.survivors.size();
+      });
+      std::lock_guard lock(traces);
+      done[l] = true;
+    });
+  }
+  p.phase = "racing";
+  joint.run(bodies, [&](std::size_t round, std::size_t) {
+    std::lock_guard lock(traces);
+    p.round = round;
+    p.survivors = 0;
+    p.observations = 0;
+    p.loop = loop_count_ - racing.size();
+    for (std::size_t l = 0; l < racing.size(); ++l) {
+      if (done[l]) {
+        ++p.loop;
+      } else {
+        p.survivors += survivors[l];
+      }
+      p.observations += racing[l]->observations;
+    }
+    report(p);
+  });
+  for (std::size_t l = 0; l < racing.size(); ++l) decide(*racing[l], decisions[l]);
 }
 
 void Racer::write_profile(const LoopOutcome& o) {
@@ -640,17 +882,24 @@ RaceSummary Racer::run() {
   summary.store = options_.store;
   summary.profile = options_.profile;
   loop_count_ = loops.size();
-  for (const auto& loop : loops) {
-    ++loop_number_;
-    loop_start_ = Clock::now();
-    LoopOutcome outcome = race_loop(loop);
-    write_profile(outcome);
-    if (!outcome.decided_earlier) loop_seconds_.push_back(seconds_since(loop_start_));
-    RaceProgress p;
-    p.loop_label = fmt::format("{} {}", loop.id, loop.location());
-    p.phase = "decided";
-    report(p);
-    summary.loops.push_back(std::move(outcome));
+  if (options_.together && loops.size() > 1) {
+    for (auto& outcome : race_together(loops)) {
+      write_profile(outcome);
+      summary.loops.push_back(std::move(outcome));
+    }
+  } else {
+    for (const auto& loop : loops) {
+      ++loop_number_;
+      loop_start_ = Clock::now();
+      LoopOutcome outcome = race_loop(loop);
+      write_profile(outcome);
+      if (!outcome.decided_earlier) loop_seconds_.push_back(seconds_since(loop_start_));
+      RaceProgress p;
+      p.loop_label = fmt::format("{} {}", loop.id, loop.location());
+      p.phase = "decided";
+      report(p);
+      summary.loops.push_back(std::move(outcome));
+    }
   }
   summary.facts = facts_;
   summary.tsc_hz = reference_.observations.tsc_hz;

@@ -26,6 +26,7 @@ struct RaceOptions {
   std::optional<unsigned> hot;     // --hot N; without --loop and --hot: 3
   double min_share = 0.01;         // --hot skips loops below this share of the program's cycles
   bool prefer_default = true;      // factor 0 is chosen whenever it is among the tied winners
+  bool together = false;           // race all chosen loops in the same runs (joint builds)
   unsigned jobs = 2;
   std::vector<int> factors;  // empty: 0..16 (0 is always raced: it is the baseline arm)
   plans::PlanOptions plan;
@@ -49,7 +50,8 @@ struct RaceOptions {
 
 // What is happening, for the progress display.
 struct RaceProgress {
-  std::size_t loop = 0, loops = 0;  // 1-based loop k of n
+  std::size_t loop = 0, loops = 0;  // 1-based loop k of n (together: k loops decided)
+  bool together = false;            // the n loops race together in the same runs
   std::string loop_label;           // "1a2b... demo.c:42:19"
   std::string phase;                // "building", "warm-up", "racing", "decided"
   std::size_t round = 0;

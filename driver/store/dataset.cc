@@ -55,11 +55,11 @@ std::vector<LoopDataset> load_race_dataset(const Store& store, std::int64_t prog
     for (const auto& v : store.variants(program, loop)) {
       if (v.layout == 0 && v.group >= 0) d.group_of[v.factor] = v.group;
     }
-    for (const auto& r : store.runs(program, RunKind::kRace, loop)) {
-      if (!r.ok) continue;
-      for (const auto& o : r.observations) {
-        if (o.loop_id == loop) d.cycles[r.group].push_back(static_cast<double>(o.cycles));
-      }
+    for (const auto& r : store.loop_race_runs(program, loop)) {
+      if (!r.ok || !r.cycles) continue;
+      auto group = d.group_of.find(r.factor);
+      d.cycles[group == d.group_of.end() ? r.factor : group->second].push_back(
+          static_cast<double>(*r.cycles));
     }
     out.push_back(std::move(d));
   }

@@ -42,6 +42,10 @@ CREATE TABLE IF NOT EXISTS observations(
   cycles INTEGER NOT NULL, entries INTEGER NOT NULL, migrated INTEGER NOT NULL,
   nested INTEGER NOT NULL,
   PRIMARY KEY(run, loop));
+CREATE TABLE IF NOT EXISTS joint_slots(
+  program INTEGER NOT NULL REFERENCES programs(id), batch TEXT NOT NULL, slot INTEGER NOT NULL,
+  loop TEXT NOT NULL, factor INTEGER NOT NULL,
+  PRIMARY KEY(program, batch, slot, loop));
 CREATE TABLE IF NOT EXISTS decisions(
   program INTEGER NOT NULL REFERENCES programs(id), loop TEXT NOT NULL, plan TEXT NOT NULL,
   chosen INTEGER NOT NULL, winners TEXT NOT NULL, samples TEXT NOT NULL, groups TEXT NOT NULL,
@@ -553,11 +557,80 @@ std::vector<RunRow> Store::runs(std::int64_t program, RunKind kind,
 
 std::vector<std::string> Store::raced_loops(std::int64_t program) const {
   Statement q(db_,
-              "SELECT target_loop FROM runs WHERE program=? AND kind='race' GROUP BY target_loop "
-              "ORDER BY min(id)");
+              "SELECT loop FROM ("
+              " SELECT target_loop AS loop, min(id) AS first FROM runs"
+              " WHERE program=?1 AND kind='race' AND target_loop NOT LIKE 'joint:%'"
+              " GROUP BY target_loop"
+              " UNION ALL"
+              " SELECT j.loop, min(r.id) FROM joint_slots j JOIN runs r"
+              " ON r.program=j.program AND r.kind='race' AND r.target_loop=j.batch"
+              " WHERE j.program=?1 GROUP BY j.loop)"
+              " GROUP BY loop ORDER BY min(first)");
   q.bind(1, program);
   std::vector<std::string> out;
   while (q.step()) out.push_back(q.text(0));
+  return out;
+}
+
+void Store::put_joint_slots(std::int64_t program, const std::string& batch,
+                            const std::map<std::string, std::vector<int>>& factors) {
+  Transaction t(db_);
+  for (const auto& [loop, per_slot] : factors) {
+    for (std::size_t slot = 0; slot < per_slot.size(); ++slot) {
+      Statement q(db_,
+                  "INSERT INTO joint_slots(program, batch, slot, loop, factor) VALUES(?,?,?,?,?) "
+                  "ON CONFLICT(program, batch, slot, loop) DO NOTHING");
+      q.bind(1, program)
+          .bind(2, batch)
+          .bind(3, static_cast<std::int64_t>(slot))
+          .bind(4, loop)
+          .bind(5, per_slot[slot])
+          .run();
+    }
+  }
+  t.commit();
+}
+
+std::map<std::string, std::vector<int>> Store::joint_slots(std::int64_t program,
+                                                           const std::string& batch) const {
+  Statement q(db_,
+              "SELECT loop, slot, factor FROM joint_slots WHERE program=? AND batch=? "
+              "ORDER BY loop, slot");
+  q.bind(1, program).bind(2, batch);
+  std::map<std::string, std::vector<int>> out;
+  while (q.step()) {
+    auto& per_slot = out[q.text(0)];
+    per_slot.resize(static_cast<std::size_t>(q.integer(1)) + 1);
+    per_slot.back() = static_cast<int>(q.integer(2));
+  }
+  return out;
+}
+
+std::vector<LoopRaceRun> Store::loop_race_runs(std::int64_t program,
+                                               const std::string& loop_id) const {
+  Statement q(db_,
+              "SELECT r.id, r.round, r.grp, r.ok, r.reason, o.cycles FROM runs r"
+              " LEFT JOIN observations o ON o.run=r.id AND o.loop=?2"
+              " WHERE r.program=?1 AND r.kind='race' AND r.target_loop=?2"
+              " UNION ALL"
+              " SELECT r.id, r.round, j.factor, r.ok, r.reason, o.cycles FROM joint_slots j"
+              " JOIN runs r ON r.program=j.program AND r.kind='race' AND r.target_loop=j.batch"
+              " AND r.grp=j.slot"
+              " LEFT JOIN observations o ON o.run=r.id AND o.loop=j.loop"
+              " WHERE j.program=?1 AND j.loop=?2"
+              " ORDER BY 2, 1");
+  q.bind(1, program).bind(2, loop_id);
+  std::vector<LoopRaceRun> out;
+  while (q.step()) {
+    LoopRaceRun r;
+    r.run_id = q.integer(0);
+    r.round = static_cast<int>(q.integer(1));
+    r.factor = static_cast<int>(q.integer(2));
+    r.ok = q.integer(3) != 0;
+    r.reason = q.text(4);
+    if (!q.is_null(5)) r.cycles = static_cast<std::uint64_t>(q.integer(5));
+    out.push_back(std::move(r));
+  }
   return out;
 }
 
@@ -651,6 +724,20 @@ Store::MergeCounts Store::merge_from(const Store& other, bool force) {
       }
       ins.bind(7, q.text(6)).bind(8, q.integer(7)).bind(9, q.text(8)).bind(10, q.integer(9)).run();
       counts.variants += static_cast<std::size_t>(sqlite3_changes(db_));
+    }
+  }
+  {
+    Statement q(other.db_, "SELECT program, batch, slot, loop, factor FROM joint_slots");
+    while (q.step()) {
+      Statement ins(db_,
+                    "INSERT OR IGNORE INTO joint_slots(program, batch, slot, loop, factor) "
+                    "VALUES(?,?,?,?,?)");
+      ins.bind(1, program_map.at(q.integer(0)))
+          .bind(2, q.text(1))
+          .bind(3, q.integer(2))
+          .bind(4, q.text(3))
+          .bind(5, q.integer(4))
+          .run();
     }
   }
   {

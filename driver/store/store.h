@@ -93,6 +93,17 @@ struct RunRow {
   std::vector<LoopObservation> observations;
 };
 
+// One race run as one loop saw it: in the loop's own race, or in a joint run of several loops
+// (`race --together`, whose runs have target_loop "joint:<batch>" and group = slot).
+struct LoopRaceRun {
+  std::int64_t run_id = 0;
+  int round = 0;
+  int factor = 0;  // the loop's factor in that run (alone: its group's representative)
+  bool ok = true;
+  std::string reason;
+  std::optional<std::uint64_t> cycles;  // none when the loop has no observation in the run
+};
+
 // The outcome of racing one loop, as stored.
 struct DecisionRow {
   std::string loop_id;
@@ -153,8 +164,17 @@ class Store {
   std::vector<RunRow> runs(std::int64_t program, RunKind kind,
                            const std::string& target_loop = {}) const;
 
-  // Loops that have race runs, in the order their races started.
+  // Loops that have race runs (alone or joint), in the order their races started.
   std::vector<std::string> raced_loops(std::int64_t program) const;
+
+  // The builds of a joint race: factors[loop id][slot] is the loop's factor in build `slot`.
+  // Stored before the batch's first run; a batch's slots never change.
+  void put_joint_slots(std::int64_t program, const std::string& batch,
+                       const std::map<std::string, std::vector<int>>& factors);
+  std::map<std::string, std::vector<int>> joint_slots(std::int64_t program,
+                                                      const std::string& batch) const;
+  // Every race run that observed `loop_id` as a raced loop, alone or joint, by round then id.
+  std::vector<LoopRaceRun> loop_race_runs(std::int64_t program, const std::string& loop_id) const;
 
   void put_decision(std::int64_t program, const DecisionRow& decision);
   std::optional<DecisionRow> decision(std::int64_t program, const std::string& loop_id,

@@ -67,7 +67,7 @@ int bench(int argc, char** argv) {
     for (int k = 0; k < 2; ++k) {
       bool incremental = (pair + k) % 2 == 0;
       auto dir = work / (incremental ? "incremental" : "fresh");
-      if (!incremental || !build::prepare_incremental(dir, work / "baseline", loop)) {
+      if (!incremental || !build::prepare_incremental(dir, work / "baseline", {loop})) {
         if (incremental) throw build::Error("no object of the baseline holds the loop");
         build::prepare_fresh(dir);
       }

@@ -170,7 +170,7 @@ TEST_F(MakeProject, LayoutSeedMovesTheCodeNotTheResult) {
 
 TEST_F(MakeProject, IncrementalVariantRecompilesOnlyTheLoopsUnit) {
   auto dir = variant_dir(work.path(), loop, 8);
-  ASSERT_TRUE(prepare_incremental(dir, baseline, loop));
+  ASSERT_TRUE(prepare_incremental(dir, baseline, {loop}));
   EXPECT_TRUE(std::filesystem::exists(dir / "main.o"));
   EXPECT_FALSE(std::filesystem::exists(dir / "kern.o"));
   BuildResult incremental = run_build(job("factor 8", dir, variant(8)));
@@ -182,7 +182,7 @@ TEST_F(MakeProject, IncrementalVariantRecompilesOnlyTheLoopsUnit) {
   ASSERT_TRUE(fresh.ok()) << fresh.failure_message();
   EXPECT_EQ(code_identity(dir).digest, code_identity(work / "fresh").digest);
 
-  EXPECT_FALSE(prepare_incremental(work / "none", baseline, "00000000000000aa"));
+  EXPECT_FALSE(prepare_incremental(work / "none", baseline, {"00000000000000aa"}));
   EXPECT_TRUE(std::filesystem::is_empty(work / "none"));
 }
 

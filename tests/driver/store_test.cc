@@ -202,5 +202,52 @@ TEST_F(StoreTest, MergeCopiesOnceAndChecksIdentity) {
   EXPECT_NO_THROW(a.merge_from(c, true));
 }
 
+TEST_F(StoreTest, JointRunsAreSeenByEachLoopThroughTheirSlots) {
+  auto s = Store::open(dir_ / "s.db");
+  auto p = s.program("make", "./a");
+  auto session = s.begin_session("race --together", {});
+  s.add_run(p, session, race_run("L1", 4, 1, 100));  // L1 raced alone first
+  s.put_joint_slots(p, "joint:ab", {{"L1", {0, 4}}, {"L2", {2, 0}}});
+  EXPECT_EQ(s.joint_slots(p, "joint:ab"),
+            (std::map<std::string, std::vector<int>>{{"L1", {0, 4}}, {"L2", {2, 0}}}));
+  RunRow joint;
+  joint.kind = RunKind::kRace;
+  joint.target_loop = "joint:ab";
+  joint.group = 1;  // slot 1: L1 at factor 4, L2 at factor 0
+  joint.round = 2;
+  joint.observations = {{"L1", 110, 1, 0, 0}, {"L2", 220, 1, 0, 0}};
+  s.add_run(p, session, joint);
+  joint.group = 0;  // slot 0 failed: no observations
+  joint.round = 3;
+  joint.ok = false;
+  joint.reason = "crashed";
+  joint.observations.clear();
+  s.add_run(p, session, joint);
+
+  auto l1 = s.loop_race_runs(p, "L1");
+  ASSERT_EQ(l1.size(), 3u);
+  EXPECT_EQ(l1[0].factor, 4);
+  EXPECT_EQ(l1[0].cycles, 100u);
+  EXPECT_EQ(l1[1].factor, 4);
+  EXPECT_EQ(l1[1].cycles, 110u);
+  EXPECT_EQ(l1[2].factor, 0);
+  EXPECT_FALSE(l1[2].ok);
+  EXPECT_EQ(l1[2].reason, "crashed");
+  EXPECT_FALSE(l1[2].cycles.has_value());
+  auto l2 = s.loop_race_runs(p, "L2");
+  ASSERT_EQ(l2.size(), 2u);
+  EXPECT_EQ(l2[0].factor, 0);
+  EXPECT_EQ(l2[0].cycles, 220u);
+  EXPECT_EQ(l2[1].factor, 2);
+  // Loops, never batches, in the order their races started.
+  EXPECT_EQ(s.raced_loops(p), (std::vector<std::string>{"L1", "L2"}));
+
+  // A merge carries the slots with the joint runs.
+  auto m = Store::open(dir_ / "m.db");
+  m.merge_from(s, false);
+  auto pm = m.program("make", "./a");
+  EXPECT_EQ(m.loop_race_runs(pm, "L2").size(), 2u);
+}
+
 }  // namespace
 }  // namespace looprace::store

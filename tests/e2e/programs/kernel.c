@@ -4,6 +4,7 @@
  *                            factor 4 is clearly the fastest whatever the machine.
  *   kernel N tie             runs the loop in repeat(), whose 4 iterations each call burn(): its
  *                            time does not depend on how it is unrolled, so all factors tie.
+ *   kernel N both            runs both loops (reduce() N times), for races of both together.
  * The output depends on neither the variant nor the factor. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@ __attribute__((noipa)) static unsigned long repeat(unsigned long x) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: kernel N differ|tie [VARIANT]\n");
+    fprintf(stderr, "usage: kernel N differ|tie|both [VARIANT]\n");
     return 2;
   }
   long n = atol(argv[1]);
@@ -40,6 +41,8 @@ int main(int argc, char** argv) {
   if (strcmp(argv[2], "differ") == 0) {
     int fast = argc > 3 && strcmp(argv[3], "f4") == 0;
     sink = reduce(fast ? n : 4 * n);
+  } else if (strcmp(argv[2], "both") == 0) {
+    sink = reduce(n) + repeat((unsigned long)n);
   } else {
     sink = repeat((unsigned long)n);
   }
