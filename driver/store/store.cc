@@ -278,6 +278,7 @@ Store Store::open(const std::filesystem::path& path, bool create) {
         throw StoreError(fmt::format("store {}: schema version {} (this looprace reads {})",
                                      path.string(), *version, kSchemaVersion));
       }
+      s.exec(kSchema);  // creates the tables added since within this version (joint_slots)
     } else {
       Transaction t(db);
       s.exec(kSchema);
