@@ -144,10 +144,14 @@ std::string samples_chart(const LoopFigures& figures) {
 }
 
 // For every factor the rounds it was in the race, as one bar per stretch of rounds (a long
-// race would be a solid band of per-round markers), the eliminations, and the survivor count.
+// race would be a solid band of per-round markers), and the eliminations. The survivor count
+// goes in the title: plotted, it would read as a factor on this axis.
 std::string rounds_chart(const plans::Decision& decision) {
   svg::Chart chart;
-  chart.title = "Elimination rounds: factors in the race after each round";
+  chart.title = fmt::format(
+      "Elimination rounds: factors in the race after each round ({} after round 1, {} at the "
+      "end)",
+      decision.rounds.front().survivors.size(), decision.rounds.back().survivors.size());
   chart.width = 1084;
   chart.height = 340;
   chart.x.label = "round";
@@ -161,10 +165,6 @@ std::string rounds_chart(const plans::Decision& decision) {
   in.color = kWinner;
   in.marker = svg::Marker::none;
   svg::Series out = markers("eliminated this round", kDisqualified, svg::Marker::cross);
-  svg::Series count;
-  count.name = "survivors (count)";
-  count.color = kChosen;
-  count.marker = svg::Marker::none;
   const double gap = std::numeric_limits<double>::quiet_NaN();
   for (std::size_t f = 0; f <= kMaxFactor; ++f) {
     std::optional<double> start;
@@ -189,9 +189,8 @@ std::string rounds_chart(const plans::Decision& decision) {
   }
   for (const plans::RoundTrace& r : decision.rounds) {
     for (std::size_t f : r.losers) out.points.push_back({double(r.round), double(f), {}, {}, {}});
-    count.points.push_back({double(r.round), double(r.survivors.size()), {}, {}, {}});
   }
-  chart.series = {in, out, count};
+  chart.series = {in, out};
   return chart.render();
 }
 
