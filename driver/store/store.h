@@ -81,7 +81,9 @@ std::string to_string(RunKind kind);
 struct RunRow {
   std::int64_t id = 0;  // assigned by the store
   RunKind kind = RunKind::kRace;
-  std::string target_loop;        // the loop raced (empty for baseline/hotness runs)
+  // The loop raced (empty for baseline/hotness runs), or "joint:<batch>" for a run of loops
+  // raced together, whose group is then the slot (joint_slots gives each loop's factor).
+  std::string target_loop;
   int group = 0;                  // variant group run (factor of the group representative)
   int round = 0;                  // plan round, 1-based (0 outside races)
   int layout = 0;                 // layout seed index
