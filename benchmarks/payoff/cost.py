@@ -84,7 +84,8 @@ def replay(looprace, loop_csv, plans, extra):
 
 
 def recorded_loop_csv(looprace, recorded_db, workdir):
-    """loop id -> path of a replay CSV holding only that loop's recorded observations."""
+    """loop id -> (path of a replay CSV holding only that loop's recorded observations, rounds),
+    for the loops recorded with more than one distinct code."""
     done = subprocess.run([looprace, "export", "--store", str(recorded_db), "--format",
                            "observations"], capture_output=True, text=True)
     if done.returncode != 0:  # e.g. a recording that never finished a loop
@@ -101,7 +102,9 @@ def recorded_loop_csv(looprace, recorded_db, workdir):
             w = csv.DictWriter(f, fieldnames=["loop", "version", "cycles"])
             w.writeheader()
             w.writerows(loop_rows)
-        paths[loop] = (path, len(loop_rows) // len({r["version"] for r in loop_rows}))
+        versions = len({r["version"] for r in loop_rows})
+        if versions > 1:  # a single code leaves nothing to choose, nor to replay
+            paths[loop] = (path, len(loop_rows) // versions)
     return paths
 
 
