@@ -15,6 +15,10 @@ expect_error 'no such loop.*did you mean' \
   "$looprace" race --build "$build_cmd" --run "$run" --loop kernel.c:9999:3 --store store.db
 grep -q "kernel.c" err.out || fail "no near match listed"
 
+# Joint builds have no layout randomization yet: refused before anything is built.
+expect_error 'excludes' \
+  "$looprace" race --build "$build_cmd" --run "$run" --hot 2 --together --layouts 2 --store store.db
+
 # Every loop is colder than the asked share of the program's cycles.
 expect_error 'lower --min-share' \
   "$looprace" race --build "$build_cmd" --run "$run" --hot 1 --min-share 0.9999 --store cold.db
