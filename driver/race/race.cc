@@ -686,6 +686,7 @@ void Racer::race_batch(const std::vector<LoopRace*>& racing) {
   std::sort(ids.begin(), ids.end());
   for (const auto& id : ids) key = mix(key, id_number(id));
   const std::string batch = fmt::format("joint:{:016x}", key);
+  const std::string batch_dir = fmt::format("joint-{:016x}", key);  // no ':' for make's sake
 
   std::map<std::string, std::vector<int>> factors = store_->joint_slots(program_, batch);
   if (factors.empty()) {
@@ -727,7 +728,7 @@ void Racer::race_batch(const std::vector<LoopRace*>& racing) {
   std::vector<build::BuildJob> jobs;
   std::vector<std::filesystem::path> dirs;
   for (std::size_t s = 0; s < slot_count; ++s) {
-    std::filesystem::path dir = build::variant_dir(ws_.workdir, batch, static_cast<int>(s));
+    std::filesystem::path dir = build::variant_dir(ws_.workdir, batch_dir, static_cast<int>(s));
     build::VariantSpec spec;
     for (const auto& [id, per_slot] : factors) spec.unroll.emplace_back(id, per_slot[s]);
     spec.instrument = instrument;
