@@ -37,3 +37,21 @@ expect_error() {
     fail "the error message does not match /$pattern/"
   }
 }
+
+# Starts `looprace "$@"` in the background (output in first.out), waits until the store holds
+# $1 race runs, then kill -9s it mid-race; fails if the race finished first.
+race_and_kill() {
+  local runs=$1
+  shift
+  "$looprace" "$@" >"$work/first.out" 2>&1 &
+  local pid=$! n
+  for _ in $(seq 600); do
+    n=$( (sql "select count(*) from runs where kind='race'" 2>/dev/null) || echo 0)
+    [ "${n:-0}" -ge "$runs" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  kill -9 "$pid" 2>/dev/null || fail "the race finished before it could be killed: $(cat "$work/first.out")"
+  wait "$pid" 2>/dev/null || true
+  sleep 0.5 # the run in flight (its own process group) finishes on its own
+}

@@ -7,17 +7,7 @@ source "$(dirname "$0")/lib.sh" "$1"
 id=$(loop_id repeat)
 args=(race --build "$build_cmd" --run 'sleep 0.01; $LOOPRACE_OUTDIR/kernel 7 tie' --loop "$id"
   --store store.db --profile p.profile --plan constant --constant-size 40 --confirm 0 --seed 11)
-"$looprace" "${args[@]}" >first.out 2>&1 &
-pid=$!
-for _ in $(seq 600); do
-  n=$( (sql "select count(*) from runs where kind='race'" 2>/dev/null) || echo 0)
-  [ "${n:-0}" -ge 20 ] && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.05
-done
-kill -9 "$pid" 2>/dev/null || fail "the race finished before it could be killed: $(cat first.out)"
-wait "$pid" 2>/dev/null || true
-sleep 0.5 # the run in flight (its own process group) finishes on its own
+race_and_kill 20 "${args[@]}"
 before=$(sql "select count(*) from runs where kind='race'")
 last=$(sql "select max(id) from runs where kind='race'")
 observations=$(sql "select count(*) from observations o join runs r on r.id=o.run where r.kind='race'")

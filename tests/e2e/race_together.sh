@@ -14,17 +14,7 @@ run="sleep 0.01; out=\$(\"\$LOOPRACE_OUTDIR/kernel\" 20000 both); case \"\$LOOPR
 args=(race --build "$build_cmd" --run "$run" --loop "$reduce" --loop "$repeat" --together
   --factors 0,1,2,4,8 --plan constant --constant-size $n --confirm 0 --seed 5
   --store store.db --profile p.profile)
-"$looprace" "${args[@]}" >first.out 2>&1 &
-pid=$!
-for _ in $(seq 600); do
-  k=$( (sql "select count(*) from runs where kind='race'" 2>/dev/null) || echo 0)
-  [ "${k:-0}" -ge 10 ] && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.05
-done
-kill -9 "$pid" 2>/dev/null || fail "the race finished before it could be killed: $(cat first.out)"
-wait "$pid" 2>/dev/null || true
-sleep 0.5
+race_and_kill 10 "${args[@]}"
 before=$(sql "select count(*) from runs where kind='race'")
 [ "$before" -ge 10 ] || fail "only $before race runs stored before the kill"
 [ "$(sql "select count(*) from decisions")" = 0 ] || fail "decided before the kill"

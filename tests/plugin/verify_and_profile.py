@@ -60,15 +60,20 @@ for row, requested, applied, how in EXPECTED:
     failures.check(reported == record["applied"],
                    f"{label}: -fopt-info says {reported} copies, verify {record['applied']}")
 
+def check_complete_tree(path, row, label):
+    """With factor 16, the 16-iteration loop `row` of `path` is verified as complete-tree."""
+    verify = work / f"verify-{path.stem}-{row['id']}.jsonl"
+    verify.unlink(missing_ok=True)
+    lib.compile_object(path, work / "v.o", ["-O2"] + lib.plugin_flags(
+        args.plugin, unroll=f"{row['id']}:16", verify=verify), args.corpus)
+    record = json.loads(verify.read_text())
+    failures.check((record["applied"], record["how"]) == (0, "complete-tree"),
+                   f"{label} with factor 16: {record}")
+
+
 # A loop fully unrolled at GIMPLE: main's 16-iteration printf loop with factor 16.
 last = max((r for r in rows if r["name"] == "main"), key=lambda r: r["line"])
-verify = work / "verify-complete.jsonl"
-verify.unlink(missing_ok=True)
-lib.compile_object(source, work / "v.o", ["-O2"] + lib.plugin_flags(
-    args.plugin, unroll=f"{last['id']}:16", verify=verify), args.corpus)
-record = json.loads(verify.read_text())
-failures.check((record["applied"], record["how"]) == (0, "complete-tree"),
-               f"16-iteration loop with factor 16: {record}")
+check_complete_tree(source, last, "16-iteration loop")
 
 # The same in a function inlined into its only caller and then dropped: the loop vanished in
 # the caller, so it is complete-tree too (not "not-found", as if it had never been compiled).
@@ -85,13 +90,7 @@ int total(const int *a, int n) {
 }
 """)
 inner = next(r for r in table_rows(inlined, ["-O2"]) if r["function"] == "sum16")
-verify = work / "verify-inlined.jsonl"
-verify.unlink(missing_ok=True)
-lib.compile_object(inlined, work / "v.o", ["-O2"] + lib.plugin_flags(
-    args.plugin, unroll=f"{inner['id']}:16", verify=verify), args.corpus)
-record = json.loads(verify.read_text())
-failures.check((record["applied"], record["how"]) == (0, "complete-tree"),
-               f"inlined 16-iteration loop with factor 16: {record}")
+check_complete_tree(inlined, inner, "inlined 16-iteration loop")
 
 
 # Every corpus loop with factor 4: the records agree with GCC's own "loop unrolled N times".
