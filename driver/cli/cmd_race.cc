@@ -108,7 +108,8 @@ void add_race_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_flag("--prefer-default,!--no-prefer-default", options->prefer_default,
-                "Keep GCC's choice (factor 0) when it is among the tied winners")
+                "Keep GCC's choice (factor 0) when it is among the winners and the confirmation "
+                "runs' Speedup-Test does not show the best faster")
       ->default_val(true);
   auto* together = cmd->add_flag(
       "--together", options->together,

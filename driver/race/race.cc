@@ -537,12 +537,8 @@ plans::Decision Racer::race_and_confirm(LoopRace& r, LiveSampler& sampler,
   // The plan stops as soon as it can decide, often after a handful of observations, but the
   // Speedup-Test of the chosen factor against factor 0 trusts its t-test only from 30 on. Extra
   // interleaved rounds of just those two versions, stored and replayed like any other round.
-  // GCC's default stays when it is among the tied winners: a tie is no evidence that changing
-  // the code pays, and on a noisy machine the lowest mean of a tie is chance.
   const std::size_t base = r.baseline_version;
-  const bool default_tied =
-      std::find(decision.winners.begin(), decision.winners.end(), base) != decision.winners.end();
-  r.chosen_version = options_.prefer_default && default_tied ? base : decision.chosen;
+  r.chosen_version = decision.chosen;
   const bool base_out = std::find(decision.disqualified.begin(), decision.disqualified.end(),
                                   base) != decision.disqualified.end();
   if (r.chosen_version != base && options_.confirm > 0 && !base_out) {
@@ -558,6 +554,22 @@ plans::Decision Racer::race_and_confirm(LoopRace& r, LiveSampler& sampler,
         break;
       }
     }
+  }
+  // GCC's default stays when it is among the winners and the confirmation runs' Speedup-Test
+  // does not show the lowest mean faster: a tie is no evidence that changing the code pays, and
+  // on a noisy machine the lowest mean of a tie is chance. The test decides, not membership in
+  // the winners: a race stopped after a few rounds keeps clearly slower versions among them
+  // (none of its survivors could be faster than the best). Without confirmation runs
+  // (--confirm 0) there is nothing to judge by, and the plan's choice stands.
+  const bool default_tied =
+      std::find(decision.winners.begin(), decision.winners.end(), base) != decision.winners.end();
+  const auto& base_taken = r.taken[base];
+  const auto& best_taken = r.taken[r.chosen_version];
+  if (options_.prefer_default && default_tied && r.chosen_version != base && options_.confirm > 0 &&
+      base_taken.size() >= options_.confirm && best_taken.size() >= options_.confirm &&
+      stats::speedup_test(base_taken, best_taken, options_.confidence).verdict !=
+          stats::Verdict::faster) {
+    r.chosen_version = base;
   }
   r.outcome.replayed = sampler.replayed();
   r.outcome.measured = sampler.measured();

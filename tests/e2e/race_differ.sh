@@ -9,10 +9,13 @@ id=$(loop_id reduce)
   --loop "$id" --store store.db --profile kernel.profile --max-samples 12 --seed 3 >race.out
 cat race.out
 
+# A race that stops after a few rounds may keep slower factors among its winners (none could be
+# faster than the best); GCC's default is then kept only if the confirmation runs do not show
+# factor 4 faster, which they do.
 [ "$(sql "select chosen from decisions where loop='$id'")" = 4 ] || fail "factor 4 not chosen"
 winners=$(sql "select winners from decisions where loop='$id'")
-python3 -c 'import json,sys; w=json.loads(sys.argv[1]); sys.exit(0 if 4 in w and 0 not in w and 2 not in w else 1)' "$winners" ||
-  fail "winners $winners should hold 4 and not the slow factors 0 and 2"
+python3 -c 'import json,sys; sys.exit(0 if 4 in json.loads(sys.argv[1]) else 1)' "$winners" ||
+  fail "winners $winners should hold 4"
 
 # 30 confirmation runs each (--confirm's default) make the Speedup-Test conclusive.
 [ "$(sql "select json_extract(speedup, '$.verdict') from decisions where loop='$id'")" = faster ] ||
