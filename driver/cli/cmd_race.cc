@@ -109,7 +109,7 @@ void add_race_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--prefer-default,!--no-prefer-default", options->prefer_default,
                 "Keep GCC's choice (factor 0) when it is among the winners and the confirmation "
-                "runs' Speedup-Test does not show the best faster")
+                "runs' Speedup-Test does not show the best faster by more than --epsilon")
       ->default_val(true);
   auto* together = cmd->add_flag(
       "--together", options->together,

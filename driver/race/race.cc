@@ -555,21 +555,23 @@ plans::Decision Racer::race_and_confirm(LoopRace& r, LiveSampler& sampler,
       }
     }
   }
-  // GCC's default stays when it is among the winners and the confirmation runs' Speedup-Test
-  // does not show the lowest mean faster: a tie is no evidence that changing the code pays, and
-  // on a noisy machine the lowest mean of a tie is chance. The test decides, not membership in
-  // the winners: a race stopped after a few rounds keeps clearly slower versions among them
-  // (none of its survivors could be faster than the best). Without confirmation runs
-  // (--confirm 0) there is nothing to judge by, and the plan's choice stands.
+  // GCC's default stays when it is among the winners unless the confirmation runs' Speedup-Test
+  // shows the lowest mean faster by more than epsilon (the race's own margin of "equal"): a tie
+  // is no evidence that changing the code pays, and on a noisy machine the lowest mean of a tie
+  // is chance. The test decides, not membership in the winners: a race stopped after a few
+  // rounds keeps clearly slower versions among them (none of its survivors could be faster
+  // than the best). Without confirmation runs (--confirm 0) the plan's choice stands.
   const bool default_tied =
       std::find(decision.winners.begin(), decision.winners.end(), base) != decision.winners.end();
   const auto& base_taken = r.taken[base];
   const auto& best_taken = r.taken[r.chosen_version];
   if (options_.prefer_default && default_tied && r.chosen_version != base && options_.confirm > 0 &&
-      base_taken.size() >= options_.confirm && best_taken.size() >= options_.confirm &&
-      stats::speedup_test(base_taken, best_taken, options_.confidence).verdict !=
-          stats::Verdict::faster) {
-    r.chosen_version = base;
+      base_taken.size() >= options_.confirm && best_taken.size() >= options_.confirm) {
+    const stats::SpeedupTestResult t =
+        stats::speedup_test(base_taken, best_taken, options_.confidence);
+    const bool pays = t.verdict == stats::Verdict::faster &&
+                      t.speedup_interval.lower > 1.0 + options_.plan.epsilon;
+    if (!pays) r.chosen_version = base;
   }
   r.outcome.replayed = sampler.replayed();
   r.outcome.measured = sampler.measured();

@@ -25,7 +25,7 @@ struct RaceOptions {
   std::vector<std::string> loops;  // --loop selectors (id or file:line:col)
   std::optional<unsigned> hot;     // --hot N; without --loop and --hot: 3
   double min_share = 0.01;         // --hot skips loops below this share of the program's cycles
-  bool prefer_default = true;      // factor 0 stays when tied and the best is not shown faster
+  bool prefer_default = true;      // factor 0 stays if tied, unless shown slower by > epsilon
   bool together = false;           // race all chosen loops in the same runs (joint builds)
   unsigned jobs = 2;
   std::vector<int> factors;  // empty: 0..16 (0 is always raced: it is the baseline arm)
