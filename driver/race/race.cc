@@ -778,9 +778,9 @@ void Racer::race_batch(const std::vector<LoopRace*>& racing) {
     store_->add_run(program_, session_, row);
     std::vector<std::optional<plans::Observation>> out(racing.size());
     for (std::size_t l = 0; l < racing.size(); ++l) {
+      if (slots[s][l] == SIZE_MAX) continue;  // a factor this race does not know
       LoopRace& r = *racing[l];
       std::optional<double> cycles = result.observations.cycles(r.loop.id);
-      if (slots[s][l] == SIZE_MAX) continue;
       if (!row.ok) {
         r.disqualified.emplace(
             slots[s][l], fmt::format("in the joint build {}: {}", slot_factors(s), row.reason));

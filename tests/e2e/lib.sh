@@ -39,7 +39,8 @@ expect_error() {
 }
 
 # Starts `looprace "$@"` in the background (output in first.out), waits until the store holds
-# $1 race runs, then kill -9s it mid-race; fails if the race finished first.
+# $1 race runs, then kill -9s it mid-race; fails if the race finished first, or if fewer than
+# $1 race runs were stored or a decision was taken before the kill.
 race_and_kill() {
   local runs=$1
   shift
@@ -54,4 +55,7 @@ race_and_kill() {
   kill -9 "$pid" 2>/dev/null || fail "the race finished before it could be killed: $(cat "$work/first.out")"
   wait "$pid" 2>/dev/null || true
   sleep 0.5 # the run in flight (its own process group) finishes on its own
+  n=$(sql "select count(*) from runs where kind='race'")
+  [ "$n" -ge "$runs" ] || fail "only $n race runs stored before the kill"
+  [ "$(sql "select count(*) from decisions")" = 0 ] || fail "decided before the kill"
 }

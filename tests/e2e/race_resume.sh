@@ -11,8 +11,6 @@ race_and_kill 20 "${args[@]}"
 before=$(sql "select count(*) from runs where kind='race'")
 last=$(sql "select max(id) from runs where kind='race'")
 observations=$(sql "select count(*) from observations o join runs r on r.id=o.run where r.kind='race'")
-[ "$before" -ge 20 ] || fail "only $before race runs stored before the kill"
-[ "$(sql "select count(*) from decisions")" = 0 ] || fail "decided before the kill"
 
 "$looprace" "${args[@]}" >second.out
 cat second.out

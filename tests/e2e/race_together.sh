@@ -16,8 +16,6 @@ args=(race --build "$build_cmd" --run "$run" --loop "$reduce" --loop "$repeat" -
   --store store.db --profile p.profile)
 race_and_kill 10 "${args[@]}"
 before=$(sql "select count(*) from runs where kind='race'")
-[ "$before" -ge 10 ] || fail "only $before race runs stored before the kill"
-[ "$(sql "select count(*) from decisions")" = 0 ] || fail "decided before the kill"
 
 "$looprace" "${args[@]}" >race.out
 cat race.out
