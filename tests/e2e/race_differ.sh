@@ -17,9 +17,13 @@ winners=$(sql "select winners from decisions where loop='$id'")
 python3 -c 'import json,sys; sys.exit(0 if 4 in json.loads(sys.argv[1]) else 1)' "$winners" ||
   fail "winners $winners should hold 4"
 
-# 30 confirmation runs each (--confirm's default) make the Speedup-Test conclusive.
-[ "$(sql "select json_extract(speedup, '$.verdict') from decisions where loop='$id'")" = faster ] ||
-  fail "the Speedup-Test verdict of factor 4 against factor 0 is not 'faster'"
+# 30 confirmation runs each (--confirm's default) show factor 4 faster by more than epsilon: the
+# lower bound of the speedup's interval (on log times, the one the tie rule reads) is above 1.005.
+# The Welch verdict on raw means is not asserted: one preempted run on a loaded machine can
+# widen its interval past 0 although factor 4 is 4x faster (CI saw that).
+lower=$(sql "select json_extract(speedup, '$.ci[0]') from decisions where loop='$id'")
+python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 1.005 else 1)' "$lower" ||
+  fail "the confirmation runs do not show factor 4 faster than factor 0: speedup CI lower bound $lower"
 
 # Deduplication: at -O2 GCC does not unroll by itself, so factor 1's code is factor 0's; both
 # were raced once, under factor 0.
