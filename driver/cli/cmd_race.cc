@@ -116,6 +116,10 @@ void add_race_command(CLI::App& app) {
       "Race the chosen loops in the same runs: joint builds give every loop one of its "
       "factors, so one run observes all of them (each loop's variants are still built, "
       "verified and warmed up alone first)");
+  cmd->add_flag("--keep-duplicates", options->keep_duplicates,
+                "Race every factor on its own observations even when its code is byte-identical "
+                "to another factor's, as the paper's experiments did (a baseline to measure "
+                "deduplication against; it only costs runs)");
   cmd->add_option("--jobs,-j", options->jobs, "Variant builds run in parallel")
       ->default_val(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
   cmd->add_option("--factors", options->factors,

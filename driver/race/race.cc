@@ -377,7 +377,13 @@ bool Racer::setup_loop(LoopRace& r) {
     rows[b.factor].push_back(std::move(v));
   }
   std::vector<std::string> key_list;
-  for (int f : factors) key_list.push_back(r.failures.count(f) ? std::string() : keys[f]);
+  for (int f : factors) {
+    if (r.failures.count(f)) {
+      key_list.emplace_back();
+    } else {
+      key_list.push_back(options_.keep_duplicates ? fmt::format("{}factor {}", keys[f], f) : keys[f]);
+    }
+  }
   r.groups = group_variants(factors, key_list);
 
   // Stored observations belong to the groups of the stored variants: they must not move.
@@ -389,7 +395,8 @@ bool Racer::setup_loop(LoopRace& r) {
       if (sv.built && now >= 0 && now != sv.group && !options_.force) {
         throw Error(fmt::format(
             "loop {}: factor {} now builds like factor {}, but the store {} raced it with factor "
-            "{}: the program or compiler changed. Race into a new --store (or --force)",
+            "{}: the program or compiler changed, or --keep-duplicates did. Race into a new --store (or "
+            "--force)",
             r.label, sv.factor, now, options_.store.string(), sv.group));
       }
     }

@@ -27,6 +27,7 @@ struct RaceOptions {
   double min_share = 0.01;         // --hot skips loops below this share of the program's cycles
   bool prefer_default = true;      // factor 0 stays if tied, unless shown slower by > epsilon
   bool together = false;           // race all chosen loops in the same runs (joint builds)
+  bool keep_duplicates = false;    // race byte-identical factors apart (the paper's brute force)
   unsigned jobs = 2;
   std::vector<int> factors;  // empty: 0..16 (0 is always raced: it is the baseline arm)
   plans::PlanOptions plan;

@@ -24,4 +24,17 @@ python3 -c 'import json,sys; sys.exit(0 if 0 in json.loads(sys.argv[1]) else 1)'
   fail "factor 0 is not among the tied winners: $winners"
 [ "$(sql "select chosen from decisions where loop='$id'")" = 0 ] || fail "a tie including factor 0 chose another factor"
 grep -Eq "^$id +[^ ]+ +[^ ]+ +[^ ]+ +0 " tie.profile || fail "the profile does not keep factor 0: $(cat tie.profile)"
+
+# --keep-duplicates (the paper's brute force): the same byte-identical factors are raced apart,
+# each on its own 3 observations; continuing that store's race without the flag is refused.
+"$looprace" race --build "$build_cmd" --run '$LOOPRACE_OUTDIR/kernel 7 tie' --loop "$id" \
+  --store apart.db --profile apart.profile --plan constant --constant-size 3 --confirm 0 \
+  --keep-duplicates --seed 5 >apart.out
+[ "$(sqlite3 apart.db "select count(distinct grp) from variants where loop='$id' and grp >= 0")" = 17 ] ||
+  fail "--keep-duplicates still grouped factors: $(sqlite3 apart.db "select factor, grp from variants")"
+[ "$(sqlite3 apart.db "select count(*) from (select grp from runs where kind='race' and target_loop='$id'
+  group by grp having count(*) = 3)")" = 17 ] || fail "not 3 race runs for each of the 17 factors"
+expect_error "factor [0-9]+ now builds like factor [0-9]+, .* --keep-duplicates" \
+  "$looprace" race --build "$build_cmd" --run '$LOOPRACE_OUTDIR/kernel 7 tie' --loop "$id" \
+  --store apart.db --profile apart.profile --plan constant --constant-size 4 --confirm 0 --seed 5
 echo PASS
