@@ -4,37 +4,20 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <ctime>
 #include <map>
-#include <mutex>
 #include <numeric>
 #include <random>
-#include <set>
 
 #include "build/elf_code.h"
 #include "profile/profile_file.h"
-#include "race/joint_rounds.h"
 #include "race/live_sampler.h"
 #include "race/program.h"
+#include "race/racer.h"
 #include "stats/speedup_test.h"
 
-namespace looprace::race {
+namespace looprace::race::detail {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-constexpr int kMaxFactor = 16;
-
-// splitmix64 over two words: independent, reproducible seeds for each purpose.
-std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t z = a + 0x9e3779b97f4a7c15ULL * (b + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-std::uint64_t id_number(const std::string& id) { return std::stoull(id, nullptr, 16); }
 
 int exit_status_of(const run::ProcessResult& p) {
   switch (p.ending) {
@@ -83,83 +66,7 @@ nlohmann::json speedup_json(const stats::SpeedupTestResult& s) {
           {"verdict", stats::verdict_name(s.verdict)},
           {"explanation", s.explanation}};
 }
-
-// One loop's race in progress: its variants, their code groups, what happened to them.
-struct LoopRace {
-  build::LoopRow loop;
-  std::string label;  // "1a2b... demo.c:42:19"
-  std::unique_ptr<plans::Plan> plan;
-  std::string plan_name;
-  std::vector<int> factors;  // raced (0 always)
-  std::vector<std::optional<std::uint64_t>> layout_seeds;
-  VariantGroups groups;
-  std::map<int, std::size_t> version_of;  // group representative -> version
-  std::size_t baseline_version = 0;
-  std::map<int, std::string> failures;              // factor -> why it is not raced
-  std::map<std::size_t, std::string> disqualified;  // version -> reason
-  LiveSampler::Recorded recorded;                   // from the store, replayed first
-  std::vector<std::vector<double>> taken;           // the plan's observations, per version
-  std::atomic<std::size_t> observations = 0;        // read by the progress display
-  std::size_t chosen_version = 0;
-  LoopOutcome outcome;
-};
-
-class Racer {
- public:
-  Racer(const RaceOptions& options, const std::function<void(const RaceProgress&)>& progress)
-      : options_(options), progress_(progress), start_(Clock::now()) {}
-
-  RaceSummary run();
-
- private:
-  void prepare();
-  std::vector<build::LoopRow> choose_loops();
-  // Builds the loop's variants, groups them by code, stores them and reads what the store
-  // already holds; false when the store has the loop's decision (then in r.outcome).
-  bool setup_loop(LoopRace& r);
-  // Runs the loop's own build of `version` once: judged, stored; nullopt disqualifies it.
-  std::optional<double> take_alone(LoopRace& r, std::size_t version, std::size_t round,
-                                   store::RunKind kind);
-  void fill_run_row(store::RunRow& row, const run::RunResult& result);
-  void warm_up(LoopRace& r);
-  plans::Decision race_and_confirm(LoopRace& r, LiveSampler& sampler,
-                                   const plans::RoundObserver& observer);
-  void decide(LoopRace& r, const plans::Decision& decision);
-  LoopOutcome race_loop(const build::LoopRow& loop);
-  std::vector<LoopOutcome> race_together(const std::vector<build::LoopRow>& loops);
-  void race_batch(const std::vector<LoopRace*>& racing);
-  void write_profile(const LoopOutcome& outcome);
-  void report(RaceProgress p) {
-    if (!progress_) return;
-    if (!p.together) p.loop = loop_number_;
-    p.loops = loop_count_;
-    p.elapsed_seconds = seconds_since(start_);
-    if (!loop_seconds_.empty()) {
-      double per_loop = std::accumulate(loop_seconds_.begin(), loop_seconds_.end(), 0.0) /
-                        static_cast<double>(loop_seconds_.size());
-      double left = per_loop * static_cast<double>(loop_count_ - loop_number_ + 1) -
-                    seconds_since(loop_start_);
-      p.eta_seconds = std::max(0.0, left);
-    }
-    progress_(p);
-  }
-  static double seconds_since(Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  }
-
-  const RaceOptions& options_;
-  std::function<void(const RaceProgress&)> progress_;
-  Clock::time_point start_, loop_start_;
-  Workspace ws_;
-  run::MachineFacts facts_;
-  std::optional<store::Store> store_;
-  std::int64_t program_ = 0, session_ = 0;
-  Baseline baseline_;
-  run::RunResult reference_;
-  std::map<std::string, double> shares_;
-  std::size_t loop_number_ = 0, loop_count_ = 0;
-  std::vector<double> loop_seconds_;
-};
+}  // namespace
 
 void Racer::prepare() {
   ws_.toolchain = build::find_toolchain();
@@ -381,7 +288,8 @@ bool Racer::setup_loop(LoopRace& r) {
     if (r.failures.count(f)) {
       key_list.emplace_back();
     } else {
-      key_list.push_back(options_.keep_duplicates ? fmt::format("{}factor {}", keys[f], f) : keys[f]);
+      key_list.push_back(options_.keep_duplicates ? fmt::format("{}factor {}", keys[f], f)
+                                                  : keys[f]);
     }
   }
   r.groups = group_variants(factors, key_list);
@@ -395,7 +303,8 @@ bool Racer::setup_loop(LoopRace& r) {
       if (sv.built && now >= 0 && now != sv.group && !options_.force) {
         throw Error(fmt::format(
             "loop {}: factor {} now builds like factor {}, but the store {} raced it with factor "
-            "{}: the program or compiler changed, or --keep-duplicates did. Race into a new --store (or "
+            "{}: the program or compiler changed, or --keep-duplicates did. Race into a new "
+            "--store (or "
             "--force)",
             r.label, sv.factor, now, options_.store.string(), sv.group));
       }
@@ -677,190 +586,6 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
   decide(r, decision);
   return std::move(r.outcome);
 }
-
-std::vector<LoopOutcome> Racer::race_together(const std::vector<build::LoopRow>& loops) {
-  // Each loop's variants are built, verified and warmed up alone: a variant that fails is then
-  // known by its own loop and factor, and left out of the joint builds.
-  std::vector<std::unique_ptr<LoopRace>> all;
-  std::vector<LoopRace*> racing;
-  for (const auto& loop : loops) {
-    ++loop_number_;
-    auto r = std::make_unique<LoopRace>();
-    r->loop = loop;
-    if (setup_loop(*r)) {
-      warm_up(*r);
-      racing.push_back(r.get());
-    }
-    all.push_back(std::move(r));
-  }
-  if (!racing.empty()) race_batch(racing);
-  std::vector<LoopOutcome> out;
-  for (auto& r : all) out.push_back(std::move(r->outcome));
-  return out;
-}
-
-void Racer::race_batch(const std::vector<LoopRace*>& racing) {
-  // The batch is named by its loops: a rerun with the same loops undecided continues it.
-  std::uint64_t key = 0;
-  std::vector<std::string> ids;
-  for (const LoopRace* r : racing) ids.push_back(r->loop.id);
-  std::sort(ids.begin(), ids.end());
-  for (const auto& id : ids) key = mix(key, id_number(id));
-  const std::string batch = fmt::format("joint:{:016x}", key);
-  const std::string batch_dir = fmt::format("joint-{:016x}", key);  // no ':' for make's sake
-
-  std::map<std::string, std::vector<int>> factors = store_->joint_slots(program_, batch);
-  if (factors.empty()) {
-    std::vector<std::vector<std::size_t>> eligible;
-    for (const LoopRace* r : racing) {
-      std::vector<std::size_t> versions;
-      for (std::size_t v = 0; v < r->groups.representatives.size(); ++v) {
-        if (!r->disqualified.count(v)) versions.push_back(v);
-      }
-      eligible.push_back(versions);  // never empty: the baseline passed its warm-up
-    }
-    SlotAssignment slots = assign_slots(eligible, mix(options_.seed, key));
-    for (std::size_t l = 0; l < racing.size(); ++l) {
-      for (const auto& slot : slots) {
-        factors[racing[l]->loop.id].push_back(racing[l]->groups.representatives[slot[l]]);
-      }
-    }
-    store_->put_joint_slots(program_, batch, factors);
-  }
-  // slots[s][l]: loop l's version in slot s (a factor this race does not know: none).
-  const std::size_t slot_count = factors.begin()->second.size();
-  SlotAssignment slots(slot_count, std::vector<std::size_t>(racing.size()));
-  for (std::size_t l = 0; l < racing.size(); ++l) {
-    const LoopRace& r = *racing[l];
-    const auto& per_slot = factors.at(r.loop.id);
-    for (std::size_t s = 0; s < slot_count; ++s) {
-      auto v = r.version_of.find(r.groups.group_of.at(static_cast<std::size_t>(per_slot[s])));
-      slots[s][l] = v == r.version_of.end() ? SIZE_MAX : v->second;
-    }
-  }
-
-  const std::string label = fmt::format("{} loops together", racing.size());
-  RaceProgress p;
-  p.together = true;
-  p.loop = loop_count_ - racing.size();  // decided by earlier runs of the command
-  p.phase = "building";
-  report(p);
-  std::vector<std::string> instrument = ids;
-  std::vector<build::BuildJob> jobs;
-  std::vector<std::filesystem::path> dirs;
-  for (std::size_t s = 0; s < slot_count; ++s) {
-    std::filesystem::path dir = build::variant_dir(ws_.workdir, batch_dir, static_cast<int>(s));
-    build::VariantSpec spec;
-    for (const auto& [id, per_slot] : factors) spec.unroll.emplace_back(id, per_slot[s]);
-    spec.instrument = instrument;
-    if (!build::prepare_incremental(dir, baseline_.dir, instrument)) build::prepare_fresh(dir);
-    jobs.push_back(build_job(ws_, spec, dir, fmt::format("slot {} of {}", s, label)));
-    dirs.push_back(dir);
-  }
-  auto results = build::run_builds(jobs, ws_.jobs);
-  auto slot_factors = [&](std::size_t s) {
-    std::vector<std::string> parts;
-    for (const auto& [id, per_slot] : factors)
-      parts.push_back(fmt::format("{}:{}", id, per_slot[s]));
-    return fmt::format("{}", fmt::join(parts, " "));
-  };
-  for (std::size_t s = 0; s < slot_count; ++s) {
-    if (!results[s].ok()) {
-      throw Error(
-          fmt::format("the joint build of {} does not build, though each factor built "
-                      "alone: {} (race these loops without --together)",
-                      slot_factors(s), results[s].failure_message()));
-    }
-  }
-
-  // One run of a slot: judged and stored; each loop's cycles (none when the run failed).
-  auto run_slot = [&](std::size_t s, std::size_t round, store::RunKind kind) {
-    store::RunRow row;
-    row.kind = kind;
-    row.target_loop = batch;
-    row.group = static_cast<int>(s);
-    row.round = static_cast<int>(round);
-    run::RunResult result = run_build_once(ws_, dirs[s]);
-    fill_run_row(row, result);
-    store_->add_run(program_, session_, row);
-    std::vector<std::optional<plans::Observation>> out(racing.size());
-    for (std::size_t l = 0; l < racing.size(); ++l) {
-      if (slots[s][l] == SIZE_MAX) continue;  // a factor this race does not know
-      LoopRace& r = *racing[l];
-      std::optional<double> cycles = result.observations.cycles(r.loop.id);
-      if (!row.ok) {
-        r.disqualified.emplace(
-            slots[s][l], fmt::format("in the joint build {}: {}", slot_factors(s), row.reason));
-      } else if (!cycles || *cycles <= 0) {
-        r.disqualified.emplace(slots[s][l], "the loop did not run");
-      } else {
-        out[l] = cycles;
-      }
-    }
-    return out;
-  };
-  p.phase = "warm-up";
-  report(p);
-  for (std::size_t s = 0; s < slot_count; ++s) {
-    auto got = run_slot(s, 0, store::RunKind::kWarmup);
-    if (std::none_of(got.begin(), got.end(), [](const auto& o) { return o.has_value(); })) {
-      throw Error(
-          fmt::format("the joint build of {} fails though each factor ran alone; race "
-                      "these loops without --together",
-                      slot_factors(s)));
-    }
-  }
-
-  std::size_t rounds_before = 0;
-  for (const auto& run : store_->runs(program_, store::RunKind::kRace, batch)) {
-    rounds_before = std::max(rounds_before, static_cast<std::size_t>(run.round));
-  }
-  JointRounds joint(
-      slots, racing.size(),
-      [&](std::size_t s, std::size_t round) { return run_slot(s, round, store::RunKind::kRace); },
-      mix(options_.seed, key ^ 0x4a4f494eULL), rounds_before);
-  std::mutex traces;
-  std::vector<std::size_t> survivors(racing.size());
-  std::vector<bool> done(racing.size(), false);
-  std::vector<std::unique_ptr<LiveSampler>> samplers;
-  std::vector<plans::Decision> decisions(racing.size());
-  std::vector<std::function<void()>> bodies;
-  for (std::size_t l = 0; l < racing.size(); ++l) {
-    LoopRace& r = *racing[l];
-    survivors[l] = r.groups.representatives.size();
-    samplers.push_back(std::make_unique<LiveSampler>(
-        std::move(r.recorded), [&joint, l](const std::vector<std::size_t>& versions, std::size_t) {
-          return joint.measure(l, versions);
-        }));
-    bodies.push_back([&, l] {
-      decisions[l] = race_and_confirm(*racing[l], *samplers[l], [&, l](const plans::RoundTrace& t) {
-        std::lock_guard lock(traces);
-        survivors[l] = t.survivors.size();
-      });
-      std::lock_guard lock(traces);
-      done[l] = true;
-    });
-  }
-  p.phase = "racing";
-  joint.run(bodies, [&](std::size_t round, std::size_t) {
-    std::lock_guard lock(traces);
-    p.round = round;
-    p.survivors = 0;
-    p.observations = 0;
-    p.loop = loop_count_ - racing.size();
-    for (std::size_t l = 0; l < racing.size(); ++l) {
-      if (done[l]) {
-        ++p.loop;
-      } else {
-        p.survivors += survivors[l];
-      }
-      p.observations += racing[l]->observations;
-    }
-    report(p);
-  });
-  for (std::size_t l = 0; l < racing.size(); ++l) decide(*racing[l], decisions[l]);
-}
-
 void Racer::write_profile(const LoopOutcome& o) {
   const store::DecisionRow& d = o.decision;
   profile::Entry e;
@@ -931,12 +656,14 @@ RaceSummary Racer::run() {
   return summary;
 }
 
-}  // namespace
+}  // namespace looprace::race::detail
+
+namespace looprace::race {
 
 VariantGroups group_variants(const std::vector<int>& factors,
                              const std::vector<std::string>& keys) {
   VariantGroups g;
-  g.group_of.assign(kMaxFactor + 1, -1);
+  g.group_of.assign(detail::kMaxFactor + 1, -1);
   std::map<std::string, int> first;
   std::vector<std::size_t> order(factors.size());
   std::iota(order.begin(), order.end(), 0);
@@ -952,7 +679,7 @@ VariantGroups group_variants(const std::vector<int>& factors,
 
 RaceSummary run_race(const RaceOptions& options,
                      const std::function<void(const RaceProgress&)>& progress) {
-  Racer racer(options, progress);
+  detail::Racer racer(options, progress);
   return racer.run();
 }
 

@@ -1,0 +1,197 @@
+// Racing several loops in the same program runs (race --together): joint builds give every
+// loop one of its factors, JointRounds runs the fewest of them that carry every factor still
+// asked for, and each loop's plan runs unchanged in its own thread.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "race/joint_rounds.h"
+#include "race/racer.h"
+
+namespace looprace::race::detail {
+
+std::vector<LoopOutcome> Racer::race_together(const std::vector<build::LoopRow>& loops) {
+  // Each loop's variants are built, verified and warmed up alone: a variant that fails is then
+  // known by its own loop and factor, and left out of the joint builds.
+  std::vector<std::unique_ptr<LoopRace>> all;
+  std::vector<LoopRace*> racing;
+  for (const auto& loop : loops) {
+    ++loop_number_;
+    auto r = std::make_unique<LoopRace>();
+    r->loop = loop;
+    if (setup_loop(*r)) {
+      warm_up(*r);
+      racing.push_back(r.get());
+    }
+    all.push_back(std::move(r));
+  }
+  if (!racing.empty()) race_batch(racing);
+  std::vector<LoopOutcome> out;
+  for (auto& r : all) out.push_back(std::move(r->outcome));
+  return out;
+}
+
+void Racer::race_batch(const std::vector<LoopRace*>& racing) {
+  // The batch is named by its loops: a rerun with the same loops undecided continues it.
+  std::uint64_t key = 0;
+  std::vector<std::string> ids;
+  for (const LoopRace* r : racing) ids.push_back(r->loop.id);
+  std::sort(ids.begin(), ids.end());
+  for (const auto& id : ids) key = mix(key, id_number(id));
+  const std::string batch = fmt::format("joint:{:016x}", key);
+  const std::string batch_dir = fmt::format("joint-{:016x}", key);  // no ':' for make's sake
+
+  std::map<std::string, std::vector<int>> factors = store_->joint_slots(program_, batch);
+  if (factors.empty()) {
+    std::vector<std::vector<std::size_t>> eligible;
+    for (const LoopRace* r : racing) {
+      std::vector<std::size_t> versions;
+      for (std::size_t v = 0; v < r->groups.representatives.size(); ++v) {
+        if (!r->disqualified.count(v)) versions.push_back(v);
+      }
+      eligible.push_back(versions);  // never empty: the baseline passed its warm-up
+    }
+    SlotAssignment slots = assign_slots(eligible, mix(options_.seed, key));
+    for (std::size_t l = 0; l < racing.size(); ++l) {
+      for (const auto& slot : slots) {
+        factors[racing[l]->loop.id].push_back(racing[l]->groups.representatives[slot[l]]);
+      }
+    }
+    store_->put_joint_slots(program_, batch, factors);
+  }
+  // slots[s][l]: loop l's version in slot s (a factor this race does not know: none).
+  const std::size_t slot_count = factors.begin()->second.size();
+  SlotAssignment slots(slot_count, std::vector<std::size_t>(racing.size()));
+  for (std::size_t l = 0; l < racing.size(); ++l) {
+    const LoopRace& r = *racing[l];
+    const auto& per_slot = factors.at(r.loop.id);
+    for (std::size_t s = 0; s < slot_count; ++s) {
+      auto v = r.version_of.find(r.groups.group_of.at(static_cast<std::size_t>(per_slot[s])));
+      slots[s][l] = v == r.version_of.end() ? SIZE_MAX : v->second;
+    }
+  }
+
+  const std::string label = fmt::format("{} loops together", racing.size());
+  RaceProgress p;
+  p.together = true;
+  p.loop = loop_count_ - racing.size();  // decided by earlier runs of the command
+  p.phase = "building";
+  report(p);
+  std::vector<std::string> instrument = ids;
+  std::vector<build::BuildJob> jobs;
+  std::vector<std::filesystem::path> dirs;
+  for (std::size_t s = 0; s < slot_count; ++s) {
+    std::filesystem::path dir = build::variant_dir(ws_.workdir, batch_dir, static_cast<int>(s));
+    build::VariantSpec spec;
+    for (const auto& [id, per_slot] : factors) spec.unroll.emplace_back(id, per_slot[s]);
+    spec.instrument = instrument;
+    if (!build::prepare_incremental(dir, baseline_.dir, instrument)) build::prepare_fresh(dir);
+    jobs.push_back(build_job(ws_, spec, dir, fmt::format("slot {} of {}", s, label)));
+    dirs.push_back(dir);
+  }
+  auto results = build::run_builds(jobs, ws_.jobs);
+  auto slot_factors = [&](std::size_t s) {
+    std::vector<std::string> parts;
+    for (const auto& [id, per_slot] : factors)
+      parts.push_back(fmt::format("{}:{}", id, per_slot[s]));
+    return fmt::format("{}", fmt::join(parts, " "));
+  };
+  for (std::size_t s = 0; s < slot_count; ++s) {
+    if (!results[s].ok()) {
+      throw Error(
+          fmt::format("the joint build of {} does not build, though each factor built "
+                      "alone: {} (race these loops without --together)",
+                      slot_factors(s), results[s].failure_message()));
+    }
+  }
+
+  // One run of a slot: judged and stored; each loop's cycles (none when the run failed).
+  auto run_slot = [&](std::size_t s, std::size_t round, store::RunKind kind) {
+    store::RunRow row;
+    row.kind = kind;
+    row.target_loop = batch;
+    row.group = static_cast<int>(s);
+    row.round = static_cast<int>(round);
+    run::RunResult result = run_build_once(ws_, dirs[s]);
+    fill_run_row(row, result);
+    store_->add_run(program_, session_, row);
+    std::vector<std::optional<plans::Observation>> out(racing.size());
+    for (std::size_t l = 0; l < racing.size(); ++l) {
+      if (slots[s][l] == SIZE_MAX) continue;  // a factor this race does not know
+      LoopRace& r = *racing[l];
+      std::optional<double> cycles = result.observations.cycles(r.loop.id);
+      if (!row.ok) {
+        r.disqualified.emplace(
+            slots[s][l], fmt::format("in the joint build {}: {}", slot_factors(s), row.reason));
+      } else if (!cycles || *cycles <= 0) {
+        r.disqualified.emplace(slots[s][l], "the loop did not run");
+      } else {
+        out[l] = cycles;
+      }
+    }
+    return out;
+  };
+  p.phase = "warm-up";
+  report(p);
+  for (std::size_t s = 0; s < slot_count; ++s) {
+    auto got = run_slot(s, 0, store::RunKind::kWarmup);
+    if (std::none_of(got.begin(), got.end(), [](const auto& o) { return o.has_value(); })) {
+      throw Error(
+          fmt::format("the joint build of {} fails though each factor ran alone; race "
+                      "these loops without --together",
+                      slot_factors(s)));
+    }
+  }
+
+  std::size_t rounds_before = 0;
+  for (const auto& run : store_->runs(program_, store::RunKind::kRace, batch)) {
+    rounds_before = std::max(rounds_before, static_cast<std::size_t>(run.round));
+  }
+  JointRounds joint(
+      slots, racing.size(),
+      [&](std::size_t s, std::size_t round) { return run_slot(s, round, store::RunKind::kRace); },
+      mix(options_.seed, key ^ 0x4a4f494eULL), rounds_before);
+  std::mutex traces;
+  std::vector<std::size_t> survivors(racing.size());
+  std::vector<bool> done(racing.size(), false);
+  std::vector<std::unique_ptr<LiveSampler>> samplers;
+  std::vector<plans::Decision> decisions(racing.size());
+  std::vector<std::function<void()>> bodies;
+  for (std::size_t l = 0; l < racing.size(); ++l) {
+    LoopRace& r = *racing[l];
+    survivors[l] = r.groups.representatives.size();
+    samplers.push_back(std::make_unique<LiveSampler>(
+        std::move(r.recorded), [&joint, l](const std::vector<std::size_t>& versions, std::size_t) {
+          return joint.measure(l, versions);
+        }));
+    bodies.push_back([&, l] {
+      decisions[l] = race_and_confirm(*racing[l], *samplers[l], [&, l](const plans::RoundTrace& t) {
+        std::lock_guard lock(traces);
+        survivors[l] = t.survivors.size();
+      });
+      std::lock_guard lock(traces);
+      done[l] = true;
+    });
+  }
+  p.phase = "racing";
+  joint.run(bodies, [&](std::size_t round, std::size_t) {
+    std::lock_guard lock(traces);
+    p.round = round;
+    p.survivors = 0;
+    p.observations = 0;
+    p.loop = loop_count_ - racing.size();
+    for (std::size_t l = 0; l < racing.size(); ++l) {
+      if (done[l]) {
+        ++p.loop;
+      } else {
+        p.survivors += survivors[l];
+      }
+      p.observations += racing[l]->observations;
+    }
+    report(p);
+  });
+  for (std::size_t l = 0; l < racing.size(); ++l) decide(*racing[l], decisions[l]);
+}
+}  // namespace looprace::race::detail

@@ -1,0 +1,113 @@
+// Internal to driver/race, not its interface: the Racer behind run_race(). race.cc races the
+// loops one at a time; race_together.cc races several loops in the same program runs.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plans/plan.h"
+#include "race/live_sampler.h"
+#include "race/program.h"
+#include "race/race.h"
+
+namespace looprace::race::detail {
+
+using Clock = std::chrono::steady_clock;
+inline constexpr int kMaxFactor = 16;
+
+// splitmix64 over two words: independent, reproducible seeds for each purpose.
+inline std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t z = a + 0x9e3779b97f4a7c15ULL * (b + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+inline std::uint64_t id_number(const std::string& id) { return std::stoull(id, nullptr, 16); }
+
+// One loop's race in progress: its variants, their code groups, what happened to them.
+struct LoopRace {
+  build::LoopRow loop;
+  std::string label;  // "1a2b... demo.c:42:19"
+  std::unique_ptr<plans::Plan> plan;
+  std::string plan_name;
+  std::vector<int> factors;  // raced (0 always)
+  std::vector<std::optional<std::uint64_t>> layout_seeds;
+  VariantGroups groups;
+  std::map<int, std::size_t> version_of;  // group representative -> version
+  std::size_t baseline_version = 0;
+  std::map<int, std::string> failures;              // factor -> why it is not raced
+  std::map<std::size_t, std::string> disqualified;  // version -> reason
+  LiveSampler::Recorded recorded;                   // from the store, replayed first
+  std::vector<std::vector<double>> taken;           // the plan's observations, per version
+  std::atomic<std::size_t> observations = 0;        // read by the progress display
+  std::size_t chosen_version = 0;
+  LoopOutcome outcome;
+};
+
+class Racer {
+ public:
+  Racer(const RaceOptions& options, const std::function<void(const RaceProgress&)>& progress)
+      : options_(options), progress_(progress), start_(Clock::now()) {}
+
+  RaceSummary run();
+
+ private:
+  void prepare();
+  std::vector<build::LoopRow> choose_loops();
+  // Builds the loop's variants, groups them by code, stores them and reads what the store
+  // already holds; false when the store has the loop's decision (then in r.outcome).
+  bool setup_loop(LoopRace& r);
+  // Runs the loop's own build of `version` once: judged, stored; nullopt disqualifies it.
+  std::optional<double> take_alone(LoopRace& r, std::size_t version, std::size_t round,
+                                   store::RunKind kind);
+  void fill_run_row(store::RunRow& row, const run::RunResult& result);
+  void warm_up(LoopRace& r);
+  plans::Decision race_and_confirm(LoopRace& r, LiveSampler& sampler,
+                                   const plans::RoundObserver& observer);
+  void decide(LoopRace& r, const plans::Decision& decision);
+  LoopOutcome race_loop(const build::LoopRow& loop);
+  std::vector<LoopOutcome> race_together(const std::vector<build::LoopRow>& loops);
+  void race_batch(const std::vector<LoopRace*>& racing);
+  void write_profile(const LoopOutcome& outcome);
+  void report(RaceProgress p) {
+    if (!progress_) return;
+    if (!p.together) p.loop = loop_number_;
+    p.loops = loop_count_;
+    p.elapsed_seconds = seconds_since(start_);
+    if (!loop_seconds_.empty()) {
+      double per_loop = std::accumulate(loop_seconds_.begin(), loop_seconds_.end(), 0.0) /
+                        static_cast<double>(loop_seconds_.size());
+      double left = per_loop * static_cast<double>(loop_count_ - loop_number_ + 1) -
+                    seconds_since(loop_start_);
+      p.eta_seconds = std::max(0.0, left);
+    }
+    progress_(p);
+  }
+  static double seconds_since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  }
+
+  const RaceOptions& options_;
+  std::function<void(const RaceProgress&)> progress_;
+  Clock::time_point start_, loop_start_;
+  Workspace ws_;
+  run::MachineFacts facts_;
+  std::optional<store::Store> store_;
+  std::int64_t program_ = 0, session_ = 0;
+  Baseline baseline_;
+  run::RunResult reference_;
+  std::map<std::string, double> shares_;
+  std::size_t loop_number_ = 0, loop_count_ = 0;
+  std::vector<double> loop_seconds_;
+};
+
+}  // namespace looprace::race::detail
