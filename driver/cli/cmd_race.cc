@@ -149,9 +149,11 @@ void add_race_command(CLI::App& app) {
   cmd->add_option("--constant-size", options->plan.constant_size,
                   "Observations per factor of the constant plan (brute force)")
       ->capture_default_str();
-  cmd->add_option("--confirm", options->confirm,
-                  "Observations of the chosen factor and of factor 0 for the Speedup-Test verdict "
-                  "(extra interleaved runs after the race; 0: only the race's)")
+  cmd->add_option(
+         "--confirm", options->confirm,
+         "Observations of the chosen factor and of factor 0 for the Speedup-Test verdict "
+         "(fresh interleaved runs after the race: the race's own observations chose the factor and "
+         "would flatter it; 0: only the race's)")
       ->capture_default_str();
   cmd->add_option("--warmup", options->warmup, "Discarded runs per variant before the race")
       ->capture_default_str();

@@ -450,25 +450,23 @@ plans::Decision Racer::race_and_confirm(LoopRace& r, LiveSampler& sampler,
 
   plans::Decision decision = r.plan->run(r.groups.representatives.size(), recording, observer);
 
-  // The plan stops as soon as it can decide, often after a handful of observations, but the
-  // Speedup-Test of the chosen factor against factor 0 trusts its t-test only from 30 on. Extra
-  // interleaved rounds of just those two versions, stored and replayed like any other round.
+  // The Speedup-Test of the chosen factor against factor 0 runs on fresh interleaved rounds of
+  // just those two versions (stored and replayed like any other round), never on the race's
+  // own observations: those made the factor the lowest mean, so they overstate its speedup
+  // (winner's curse), most when many near-tied factors raced to the cap.
   const std::size_t base = r.baseline_version;
   r.chosen_version = decision.chosen;
   const bool base_out = std::find(decision.disqualified.begin(), decision.disqualified.end(),
                                   base) != decision.disqualified.end();
   if (r.chosen_version != base && options_.confirm > 0 && !base_out) {
-    for (;;) {
-      std::vector<std::size_t> pair;
-      for (std::size_t v : {base, r.chosen_version}) {
-        if (r.taken[v].size() < options_.confirm) pair.push_back(v);
-      }
-      if (pair.empty()) break;
-      auto got = recording.round(pair);
-      if (std::any_of(got.begin(), got.end(), [](const auto& o) { return !o.has_value(); })) {
+    for (std::size_t i = 0; i < options_.confirm; ++i) {
+      auto got = recording.round({base, r.chosen_version});
+      if (!got[0] || !got[1]) {
         r.outcome.notes.push_back("a confirmation run failed; the speedup uses fewer runs");
         break;
       }
+      r.confirm_baseline.push_back(*got[0]);
+      r.confirm_chosen.push_back(*got[1]);
     }
   }
   // GCC's default stays when it is among the winners unless the confirmation runs' Speedup-Test
@@ -479,12 +477,10 @@ plans::Decision Racer::race_and_confirm(LoopRace& r, LiveSampler& sampler,
   // than the best). Without confirmation runs (--confirm 0) the plan's choice stands.
   const bool default_tied =
       std::find(decision.winners.begin(), decision.winners.end(), base) != decision.winners.end();
-  const auto& base_taken = r.taken[base];
-  const auto& best_taken = r.taken[r.chosen_version];
-  if (options_.prefer_default && default_tied && r.chosen_version != base && options_.confirm > 0 &&
-      base_taken.size() >= options_.confirm && best_taken.size() >= options_.confirm) {
+  if (options_.prefer_default && default_tied && r.chosen_version != base &&
+      r.confirm_chosen.size() == options_.confirm && options_.confirm > 0) {
     const stats::SpeedupTestResult t =
-        stats::speedup_test(base_taken, best_taken, options_.confidence);
+        stats::speedup_test(r.confirm_baseline, r.confirm_chosen, options_.confidence);
     const bool pays = t.verdict == stats::Verdict::faster &&
                       t.speedup_interval.lower > 1.0 + options_.plan.epsilon;
     if (!pays) r.chosen_version = base;
@@ -543,8 +539,11 @@ void Racer::decide(LoopRace& r, const plans::Decision& decision) {
     throw Error(fmt::format("loop {}: every variant was disqualified", r.label));
   }
 
-  const auto& base = r.taken[r.baseline_version];
-  const auto& best = r.taken[r.chosen_version];
+  // The confirmation runs when there are (the tie rule may have sent the choice back to factor
+  // 0, and then none are needed); with --confirm 0 the race's own observations, flattering.
+  const bool confirmed = r.confirm_chosen.size() >= 2;
+  const auto& base = confirmed ? r.confirm_baseline : r.taken[r.baseline_version];
+  const auto& best = confirmed ? r.confirm_chosen : r.taken[r.chosen_version];
   if (r.chosen_version == r.baseline_version) {
     d.speedup = {{"geometric_speedup", 1.0},
                  {"median_speedup", 1.0},
@@ -552,6 +551,8 @@ void Racer::decide(LoopRace& r, const plans::Decision& decision) {
                  {"explanation", "the chosen factor has the code of GCC's default (factor 0)"}};
   } else if (base.size() >= 2 && best.size() >= 2) {
     d.speedup = speedup_json(stats::speedup_test(base, best, options_.confidence));
+    d.speedup["source"] = confirmed ? "confirmation" : "race";
+    d.speedup["runs"] = {{"baseline", base}, {"chosen", best}};
   } else {
     d.speedup = {{"verdict", "needs-more-runs"},
                  {"explanation", "fewer than 2 observations of the baseline or the chosen factor"}};

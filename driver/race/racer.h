@@ -48,7 +48,10 @@ struct LoopRace {
   std::map<std::size_t, std::string> disqualified;  // version -> reason
   LiveSampler::Recorded recorded;                   // from the store, replayed first
   std::vector<std::vector<double>> taken;           // the plan's observations, per version
-  std::atomic<std::size_t> observations = 0;        // read by the progress display
+  // Fresh runs of factor 0 and the chosen factor after the race, for the Speedup-Test: the
+  // race's own observations chose the factor, so a test on them would flatter it.
+  std::vector<double> confirm_baseline, confirm_chosen;
+  std::atomic<std::size_t> observations = 0;  // read by the progress display
   std::size_t chosen_version = 0;
   LoopOutcome outcome;
 };

@@ -47,10 +47,13 @@ json loop_row(const LoopReport& loop, double confidence) {
   row["gcc_default"] = default_choice;
   if (figures.speedup) {
     const auto& s = *figures.speedup;
-    row["speedup"] = {
-        {"geometric_speedup", s.geometric_speedup},  {"median_speedup", s.median_speedup},
-        {"ci_low", s.speedup_interval.lower},        {"ci_high", s.speedup_interval.upper},
-        {"verdict", stats::verdict_name(s.verdict)}, {"explanation", s.explanation}};
+    row["speedup"] = {{"geometric_speedup", s.geometric_speedup},
+                      {"median_speedup", s.median_speedup},
+                      {"ci_low", s.speedup_interval.lower},
+                      {"ci_high", s.speedup_interval.upper},
+                      {"verdict", stats::verdict_name(s.verdict)},
+                      {"explanation", s.explanation},
+                      {"from", figures.speedup_source}};
   } else {
     row["speedup"] = {{"note", figures.speedup_note}};
   }

@@ -95,8 +95,18 @@ LoopFigures derive_figures(const LoopReport& loop, double confidence) {
       figures.speedup_note = "the chosen factor has the same code as GCC's default";
     } else {
       try {
-        figures.speedup = stats::speedup_test(*observations_of(loop, 0),
-                                              *observations_of(loop, chosen), confidence);
+        if (loop.confirmation) {
+          figures.speedup = stats::speedup_test(loop.confirmation->baseline,
+                                                loop.confirmation->chosen, confidence);
+          figures.speedup_source = fmt::format("{} confirmation runs each, taken after the race",
+                                               loop.confirmation->chosen.size());
+        } else {
+          figures.speedup = stats::speedup_test(*observations_of(loop, 0),
+                                                *observations_of(loop, chosen), confidence);
+          figures.speedup_source =
+              "every observation, the race's own included (no confirmation runs: they chose "
+              "the factor, so the speedup is optimistic)";
+        }
       } catch (const std::invalid_argument& e) {
         figures.speedup_note = fmt::format("no Speedup-Test: {}", e.what());
       }

@@ -30,6 +30,9 @@ struct FactorFigures {
 struct LoopFigures {
   std::vector<FactorFigures> factors;               // index == factor
   std::optional<stats::SpeedupTestResult> speedup;  // chosen vs factor 0
+  // Which runs it rests on: the confirmation runs, or every observation (the race's own, which
+  // chose the factor and so flatter it) when the race took none.
+  std::string speedup_source;
   std::string speedup_note;  // why there is no Speedup-Test, when there is none
   // Factors whose code is identical to GCC's default (factor 0), besides 0 itself.
   std::vector<int> default_equivalents;

@@ -64,6 +64,12 @@ struct LoopReport {
   // chosen, rounds' sampled/survivors/losers are factors; samples is indexed by factor).
   // nullopt when the race has not finished (interrupted): observations are still shown.
   std::optional<plans::Decision> decision;
+  // The confirmation runs taken after the race (cycles of factor 0 and of the chosen factor,
+  // interleaved, fresh): the Speedup-Test's data. nullopt for races without them (--confirm 0).
+  struct Confirmation {
+    std::vector<plans::Observation> baseline, chosen;
+  };
+  std::optional<Confirmation> confirmation;
   std::vector<std::string> warnings;  // e.g. stale id, factor not applied as requested
 };
 

@@ -50,7 +50,7 @@ void render_loop(std::string& out, const LoopReport& loop, std::size_t index, st
         "median {:.3f}: {}\n",
         s.geometric_speedup, 100 * s.confidence, s.speedup_interval.lower, s.speedup_interval.upper,
         s.median_speedup, stats::verdict_name(s.verdict));
-    out += fmt::format("    {}\n", s.explanation);
+    out += fmt::format("    {}\n    From {}.\n", s.explanation, figures.speedup_source);
   } else if (loop.decision) {
     out += fmt::format("  Speedup vs GCC's default: none ({})\n", figures.speedup_note);
   }

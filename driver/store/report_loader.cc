@@ -165,6 +165,12 @@ report::Report load_report(const Store& store, const std::vector<std::string>& s
     if (d) {
       l.plan = d->plan;
       l.decision = decision_of(*d);
+      if (d->speedup.value("source", "") == "confirmation" && d->speedup.contains("runs")) {
+        const nlohmann::json& runs = d->speedup["runs"];
+        l.confirmation = report::LoopReport::Confirmation{
+            runs.at("baseline").get<std::vector<plans::Observation>>(),
+            runs.at("chosen").get<std::vector<plans::Observation>>()};
+      }
     }
     rep.loops.push_back(std::move(l));
   }

@@ -115,6 +115,25 @@ TEST_F(ReportLoaderTest, FillsContextFactorsAndDecisionByFactor) {
   EXPECT_FALSE(l.warnings.empty());  // factor 2: GCC made 1 copy
 }
 
+TEST_F(ReportLoaderTest, ConfirmationRunsComeFromTheDecision) {
+  auto s = Store::open(path_, false);
+  EXPECT_FALSE(load_report(s).loops[0].confirmation.has_value());  // factor 0 chosen: none
+  auto p = s.program("make", "./prog");
+  DecisionRow d = s.decisions(p).at(0);
+  d.chosen = 2;
+  d.speedup = {{"verdict", "faster"},
+               {"source", "confirmation"},
+               {"runs", {{"baseline", {10.0, 11.0}}, {"chosen", {5.0, 6.0}}}}};
+  s.put_decision(p, d);
+  const report::LoopReport l = load_report(s).loops[0];
+  ASSERT_TRUE(l.confirmation.has_value());
+  EXPECT_EQ(l.confirmation->baseline, (std::vector<double>{10.0, 11.0}));
+  EXPECT_EQ(l.confirmation->chosen, (std::vector<double>{5.0, 6.0}));
+  d.speedup["source"] = "race";  // --confirm 0: the race's own observations, not confirmation
+  s.put_decision(p, d);
+  EXPECT_FALSE(load_report(s).loops[0].confirmation.has_value());
+}
+
 TEST_F(ReportLoaderTest, LoopSelectorsFilterAndUnknownOnesFail) {
   auto s = Store::open(path_, false);
   EXPECT_EQ(load_report(s, {"00000000000000aa"}).loops.size(), 1u);

@@ -66,6 +66,25 @@ TEST_F(Renderers, FiguresFollowTheDecision) {
   EXPECT_EQ(unfinished.speedup_note, "the race did not finish");
 }
 
+TEST_F(Renderers, SpeedupRestsOnTheConfirmationRunsWhenThereAreSome) {
+  LoopReport loop = report.loops[0];
+  ASSERT_NE(loop.decision->chosen, 0u);
+  LoopFigures from_race = derive_figures(loop, report.confidence);
+  ASSERT_TRUE(from_race.speedup.has_value());
+  EXPECT_NE(from_race.speedup_source.find("optimistic"), std::string::npos);
+  // Fresh runs where the chosen factor is exactly 10 % faster: the test uses them alone.
+  loop.confirmation = LoopReport::Confirmation{{1000, 1010, 990, 1005}, {900, 909, 891, 904.5}};
+  LoopFigures confirmed = derive_figures(loop, report.confidence);
+  ASSERT_TRUE(confirmed.speedup.has_value());
+  EXPECT_EQ(confirmed.speedup->baseline_n, 4u);
+  EXPECT_EQ(confirmed.speedup->candidate_n, 4u);
+  EXPECT_NEAR(confirmed.speedup->median_speedup, 1000.0 / 900.0, 1e-9);
+  EXPECT_EQ(confirmed.speedup_source, "4 confirmation runs each, taken after the race");
+  EXPECT_NE(render_text(Report{report.context, {loop}, report.confidence})
+                .find("From 4 confirmation runs each"),
+            std::string::npos);
+}
+
 TEST_F(Renderers, TextNamesChosenFactorVerdictAndWarnings) {
   std::string text = render_text(report);
   const plans::Decision& d = *report.loops[0].decision;
