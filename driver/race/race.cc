@@ -304,8 +304,7 @@ bool Racer::setup_loop(LoopRace& r) {
         throw Error(fmt::format(
             "loop {}: factor {} now builds like factor {}, but the store {} raced it with factor "
             "{}: the program or compiler changed, or --keep-duplicates did. Race into a new "
-            "--store (or "
-            "--force)",
+            "--store (or --force)",
             r.label, sv.factor, now, options_.store.string(), sv.group));
       }
     }
@@ -539,8 +538,8 @@ void Racer::decide(LoopRace& r, const plans::Decision& decision) {
     throw Error(fmt::format("loop {}: every variant was disqualified", r.label));
   }
 
-  // The confirmation runs when there are (the tie rule may have sent the choice back to factor
-  // 0, and then none are needed); with --confirm 0 the race's own observations, flattering.
+  // The Speedup-Test rests on the confirmation runs; without them (--confirm 0, or a failed
+  // first confirmation run) on the race's own observations, which flatter the chosen factor.
   const bool confirmed = r.confirm_chosen.size() >= 2;
   const auto& base = confirmed ? r.confirm_baseline : r.taken[r.baseline_version];
   const auto& best = confirmed ? r.confirm_chosen : r.taken[r.chosen_version];
