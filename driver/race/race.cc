@@ -476,8 +476,8 @@ plans::Decision Racer::race_and_confirm(LoopRace& r, LiveSampler& sampler,
   // than the best). Without confirmation runs (--confirm 0) the plan's choice stands.
   const bool default_tied =
       std::find(decision.winners.begin(), decision.winners.end(), base) != decision.winners.end();
-  if (options_.prefer_default && default_tied && r.chosen_version != base &&
-      r.confirm_chosen.size() == options_.confirm && options_.confirm > 0) {
+  const bool all_confirmed = options_.confirm > 0 && r.confirm_chosen.size() == options_.confirm;
+  if (options_.prefer_default && default_tied && r.chosen_version != base && all_confirmed) {
     const stats::SpeedupTestResult t =
         stats::speedup_test(r.confirm_baseline, r.confirm_chosen, options_.confidence);
     const bool pays = t.verdict == stats::Verdict::faster &&
