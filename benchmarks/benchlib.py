@@ -1,0 +1,51 @@
+"""What the benchmark scripts share: the program manifests and the looprace command's outputs.
+
+Import it from a script beside or below benchmarks/ with
+    sys.path.insert(0, str(Path(__file__).resolve().parent))   # (or .parent.parent)
+    import benchlib
+"""
+import json
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+LOOPRACE = ROOT / "build" / "bin" / "looprace"
+MANIFESTS = [ROOT / "benchmarks/programs/programs.tsv", ROOT / "benchmarks/kernels/kernels.tsv"]
+# The bundled example, as scripts/demo races it.
+DEMO = {
+    "build": f"make -s -C '{ROOT}/examples/demo' CC=\"$LOOPRACE_CC\" OUT=\"$LOOPRACE_OUTDIR\"",
+    "run": "$LOOPRACE_OUTDIR/demo",
+}
+
+
+def manifest_rows():
+    """name -> {build, run, check_run} from the manifests, in manifest order."""
+    rows = {}
+    for manifest in MANIFESTS:
+        for line in manifest.read_text().splitlines():
+            if not line or line.startswith("#"):
+                continue
+            fields = line.split("\t")
+            name, build, run = fields[0], fields[1], fields[2]
+            # programs.tsv has a check_run (larger input) before the description; kernels not.
+            check_run = fields[3] if len(fields) == 5 else run
+            rows[name] = {"build": build, "run": run, "check_run": check_run}
+    return rows
+
+
+def manifest_row(name):
+    """One program's row (or the bundled demo's); exits naming the manifests when it is not
+    there."""
+    rows = dict(manifest_rows(), demo=dict(DEMO, check_run=DEMO["run"]))
+    if name not in rows:
+        raise SystemExit(f"no program '{name}' in {', '.join(str(m) for m in MANIFESTS)} "
+                         f"(or demo)")
+    return rows[name]
+
+
+def report_json(looprace, store):
+    """`looprace report --json` of a store: context and one row per decided loop."""
+    out = subprocess.run([str(looprace), "report", "--store", str(store), "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
