@@ -89,6 +89,7 @@ static void write_records(enum rt_exit_how how, int status) {
                             .probe = probe_ticks,
                             .probe_call = probe_call_ticks,
                             .dropped = dropped};
+  rt_machine_read(&end.nivcsw, &end.run_delay_ns, &end.steal_ticks);
   length += rt_format_end_line(output + length, &process, &end);
 
   int fd = open(destination, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
@@ -207,6 +208,7 @@ __attribute__((constructor(101))) static void start_runtime(void) {
   process.pid = getpid();
   process.ppid = getppid();
   rt_clock_start();
+  rt_machine_start();
   rt_clock_measure_probe(&probe_ticks, &probe_call_ticks);
   pthread_atfork(NULL, NULL, after_fork_in_child);
   on_exit(on_process_exit, NULL);

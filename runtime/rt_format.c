@@ -41,6 +41,22 @@ static char* put_field(char* out, const char* key, uint64_t value) {
   return put_u64(out, value);
 }
 
+/* " hist=BUCKET:ENTRIES:CYCLES,..." over the non-empty buckets; nothing when all are empty. */
+static char* put_histogram(char* out, const struct rt_loop_line* loop) {
+  const char* separator = " hist=";
+  for (unsigned b = 0; b < RT_HIST_MAX; ++b) {
+    if (loop->hist_entries[b] == 0) continue;
+    out = put_text(out, separator);
+    separator = ",";
+    out = put_u64(out, b);
+    *out++ = ':';
+    out = put_u64(out, loop->hist_entries[b]);
+    *out++ = ':';
+    out = put_u64(out, loop->hist_cycles[b]);
+  }
+  return out;
+}
+
 static char* put_head(char* out, const char* kind, const struct rt_process_line* process) {
   out = put_text(out, "looprace-rt ");
   out = put_u64(out, RT_FORMAT_VERSION);
@@ -65,6 +81,7 @@ size_t rt_format_loop_line(char* out, const struct rt_process_line* process,
   end = put_field(end, "migrated", loop->migrated);
   end = put_field(end, "nested", loop->nested);
   end = put_field(end, "threads", loop->threads);
+  end = put_histogram(end, loop);
   *end++ = '\n';
   return (size_t)(end - out);
 }
@@ -80,6 +97,9 @@ size_t rt_format_end_line(char* out, const struct rt_process_line* process,
   end = put_field(end, "probe", end_line->probe);
   end = put_field(end, "probe_call", end_line->probe_call);
   end = put_field(end, "dropped", end_line->dropped);
+  end = put_field(end, "nivcsw", end_line->nivcsw);
+  end = put_field(end, "run_delay_ns", end_line->run_delay_ns);
+  end = put_field(end, "steal_ticks", end_line->steal_ticks);
   *end++ = '\n';
   return (size_t)(end - out);
 }

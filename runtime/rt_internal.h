@@ -12,6 +12,22 @@
 #define RT_TABLE_BITS 10
 #define RT_TABLE_SLOTS (1u << RT_TABLE_BITS)
 
+/* Entry-cycle histogram buckets, one per octave: bucket b holds the entries of 2^b to 2^(b+1) - 1
+ * cycles (bucket 0 also those of 0 cycles). The driver tells an interrupted or preempted entry
+ * from the loop's own work with it. */
+#define RT_HIST_BUCKETS RT_HIST_MAX
+
+/* Bucket of an entry of `cycles` ticks: its bit length less one, a single bsr. */
+static inline unsigned rt_hist_bucket(uint64_t cycles) {
+  return 63u - (unsigned)__builtin_clzll(cycles | 1);
+}
+
+/* Entries and their summed cycles in one bucket of one loop. */
+struct rt_bucket {
+  _Atomic uint64_t entries;
+  _Atomic uint64_t cycles;
+};
+
 /* One loop in one table, one cache line. The owning thread writes it with plain (relaxed)
  * loads and stores, no read-modify-write; the exit writer may read it concurrently, hence the
  * atomic types. `entries` is stored last with release order and is 0 while the slot is free. */
@@ -34,6 +50,7 @@ struct rt_slot {
  * page-aligned, so a fork child can zero them with madvise instead of copying them. */
 struct rt_table {
   struct rt_slot slots[RT_TABLE_SLOTS];
+  struct rt_bucket histograms[RT_TABLE_SLOTS][RT_HIST_BUCKETS]; /* per slot, by rt_hist_bucket */
   /* Per slot: threads that recorded the loop and have since released this table. */
   _Atomic uint32_t finished_threads[RT_TABLE_SLOTS];
   _Alignas(4096) _Atomic uint64_t dropped; /* entries that found the table full */
@@ -65,5 +82,11 @@ uint64_t rt_clock_tsc_hz(void);
 /* Measures the probe cost: median t1 - t0 of an empty region, and median ticks added by an
  * empty entry/exit pair with its __looprace_record call. */
 void rt_clock_measure_probe(uint64_t* probe, uint64_t* probe_call);
+
+/* Machine disturbance (rt_machine.c). At start-up: remembers the steal counter. At exit, async-
+ * signal-safe: involuntary context switches, run-queue wait of the calling thread (ns) and steal
+ * ticks since start-up. */
+void rt_machine_start(void);
+void rt_machine_read(uint64_t* nivcsw, uint64_t* run_delay_ns, uint64_t* steal_ticks);
 
 #endif

@@ -28,20 +28,21 @@ static inline size_t hash_index(uint64_t loop_id, unsigned bits) {
   return (size_t)((loop_id * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - bits));
 }
 
-/* Open addressing with linear probing; a slot is free while its entries count is 0. */
-static inline struct rt_slot* find_slot(struct rt_table* table, uint64_t loop_id) {
+/* Open addressing with linear probing; a slot is free while its entries count is 0. Returns
+ * the slot's index (its histogram's too), or RT_TABLE_SLOTS when the table is full. */
+static inline size_t find_slot(struct rt_table* table, uint64_t loop_id) {
   size_t index = hash_index(loop_id, RT_TABLE_BITS);
   for (unsigned probes = 0; probes < RT_TABLE_SLOTS; ++probes) {
     struct rt_slot* slot = &table->slots[index];
     if (load(&slot->entries) == 0) {
       store(&slot->id, loop_id);
       store(&slot->min, UINT64_MAX);
-      return slot;
+      return index;
     }
-    if (load(&slot->id) == loop_id) return slot;
+    if (load(&slot->id) == loop_id) return index;
     index = (index + 1) & (RT_TABLE_SLOTS - 1);
   }
-  return NULL;
+  return RT_TABLE_SLOTS;
 }
 
 static void release_thread_table(void* value) {
@@ -87,13 +88,17 @@ static inline __attribute__((always_inline)) void record_into(struct rt_table* t
                                                               uint64_t loop_id, uint64_t t0,
                                                               uint64_t t1, uint32_t cpu0,
                                                               uint32_t cpu1) {
-  struct rt_slot* slot = find_slot(table, loop_id);
-  if (__builtin_expect(slot == NULL, 0)) {
+  size_t index = find_slot(table, loop_id);
+  if (__builtin_expect(index == RT_TABLE_SLOTS, 0)) {
     store(&table->dropped, load(&table->dropped) + 1);
     return;
   }
+  struct rt_slot* slot = &table->slots[index];
   uint64_t cycles = t1 > t0 ? t1 - t0 : 0;
   store(&slot->cycles, load(&slot->cycles) + cycles);
+  struct rt_bucket* bucket = &table->histograms[index][rt_hist_bucket(cycles)];
+  store(&bucket->entries, load(&bucket->entries) + 1);
+  store(&bucket->cycles, load(&bucket->cycles) + cycles);
   if (cycles < load(&slot->min)) store(&slot->min, cycles);
   if (cycles > load(&slot->max)) store(&slot->max, cycles);
   if (cpu0 != cpu1) store(&slot->migrated, load(&slot->migrated) + 1);
@@ -154,6 +159,10 @@ static void add_slot(struct rt_loop_line* line, const struct rt_table* table, un
   line->nested += load(&slot->nested);
   line->threads += atomic_load_explicit(&table->finished_threads[i], memory_order_relaxed) +
                    (load(&slot->last_t1) != 0);
+  for (unsigned b = 0; b < RT_HIST_BUCKETS; ++b) {
+    line->hist_entries[b] += load(&table->histograms[i][b].entries);
+    line->hist_cycles[b] += load(&table->histograms[i][b].cycles);
+  }
 }
 
 static void sort_by_id(struct rt_loop_line* lines, uint64_t count) {

@@ -8,6 +8,9 @@
 #include <variant>
 
 namespace looprace::run {
+
+std::uint64_t rt_bucket_floor(int bucket) { return bucket == 0 ? 0 : std::uint64_t{1} << bucket; }
+
 namespace {
 
 // The key=value tokens of one line after `looprace-rt <version> <kind>`.
@@ -81,6 +84,17 @@ class FieldReader {
     return value.value_or(0);
   }
 
+  bool has(std::string_view key) const { return fields_.count(key) != 0; }
+  // An optional field: 0 when absent (records written before the field existed).
+  std::uint64_t optional_u64(std::string_view key) { return has(key) ? u64(key) : 0; }
+  // A required non-negative integer no larger than `max`.
+  long bounded(std::string_view key, long min, long max) {
+    long value = signed_long(key);
+    if (error_.empty() && (value < min || value > max)) {
+      fail(key, raw(key), "between " + std::to_string(min) + " and " + std::to_string(max));
+    }
+    return value;
+  }
   long signed_long(std::string_view key) {
     std::string_view text = raw(key);
     if (!error_.empty()) return 0;
@@ -115,6 +129,29 @@ class FieldReader {
   std::string error_;
 };
 
+inline constexpr long kMaxPid = 4194304;
+
+// "b:entries:cycles,..." with increasing buckets below kRtHistogramBuckets; nullopt if malformed.
+std::optional<std::vector<RtBucket>> parse_histogram(std::string_view text) {
+  std::vector<RtBucket> buckets;
+  while (!text.empty()) {
+    std::size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    text.remove_prefix(comma == std::string_view::npos ? text.size() : comma + 1);
+    std::size_t first = item.find(':');
+    std::size_t second = first == std::string_view::npos ? first : item.find(':', first + 1);
+    if (second == std::string_view::npos) return std::nullopt;
+    auto bucket = to_u64(item.substr(0, first));
+    auto entries = to_u64(item.substr(first + 1, second - first - 1));
+    auto cycles = to_u64(item.substr(second + 1));
+    if (!bucket || !entries || !cycles || *bucket >= kRtHistogramBuckets || *entries == 0 ||
+        (!buckets.empty() && int(*bucket) <= buckets.back().bucket))
+      return std::nullopt;
+    buckets.push_back({int(*bucket), *entries, *cycles});
+  }
+  return buckets;
+}
+
 struct Identity {
   long pid = 0;
   long ppid = 0;
@@ -124,8 +161,9 @@ struct Identity {
 
 Identity read_identity(FieldReader& reader) {
   Identity identity;
-  identity.pid = reader.signed_long("pid");
-  identity.ppid = reader.signed_long("ppid");
+  // Linux pids are positive and below 2^22; a parent may be 0 (started by the kernel).
+  identity.pid = reader.bounded("pid", 1, kMaxPid);
+  identity.ppid = reader.bounded("ppid", 0, kMaxPid);
   identity.forked = reader.flag("forked");
   return identity;
 }
@@ -142,6 +180,15 @@ RtLoopRecord read_loop(FieldReader& reader) {
   loop.migrated = reader.u64("migrated");
   loop.nested = reader.u64("nested");
   loop.threads = reader.u64("threads");
+  if (reader.error().empty() && reader.has("hist")) {
+    std::string_view text = reader.raw("hist");
+    auto histogram = parse_histogram(text);
+    if (!histogram) {
+      reader.fail("hist", text, "bucket:entries:cycles items with increasing buckets below 64");
+    } else {
+      loop.histogram = std::move(*histogram);
+    }
+  }
   return loop;
 }
 
@@ -151,11 +198,17 @@ void read_end(FieldReader& reader, RtProcessRecords& process, std::uint64_t& loo
   if (reader.error().empty() && how != "exit" && how != "signal")
     reader.fail("how", how, "exit or signal");
   process.how = how == "signal" ? RtExitHow::signal : RtExitHow::exit;
-  process.status = static_cast<int>(reader.signed_long("status"));
+  // An exit status is 0..255; a signal number 1..64.
+  process.status = static_cast<int>(how == "signal" ? reader.bounded("status", 1, 64)
+                                                    : reader.bounded("status", 0, 255));
   process.tsc_hz = reader.u64("tsc_hz");
+  if (reader.error().empty() && process.tsc_hz == 0) reader.fail("tsc_hz", "0", "positive");
   process.probe = reader.u64("probe");
   process.probe_call = reader.u64("probe_call");
   process.dropped = reader.u64("dropped");
+  process.nivcsw = reader.optional_u64("nivcsw");
+  process.run_delay_ns = reader.optional_u64("run_delay_ns");
+  process.steal_ticks = reader.optional_u64("steal_ticks");
 }
 
 // Loop lines seen since the last end line: one process's block, until its end line comes.

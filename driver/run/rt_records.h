@@ -14,16 +14,32 @@ namespace looprace::run {
 
 inline constexpr int kRtRecordsVersion = 1;
 
+// Entry-cycle histogram buckets of a `loop` line, one per octave: bucket b holds the entries of
+// 2^b to 2^(b+1) - 1 cycles (bucket 0 those of 0 and 1).
+inline constexpr int kRtHistogramBuckets = 64;
+
+// One non-empty histogram bucket.
+struct RtBucket {
+  int bucket = 0;
+  std::uint64_t entries = 0;
+  std::uint64_t cycles = 0;  // summed over the bucket's entries
+  bool operator==(const RtBucket&) const = default;
+};
+
+// The smallest entry, in cycles, that falls into `bucket`.
+std::uint64_t rt_bucket_floor(int bucket);
+
 // One `loop` line: what one process recorded for one instrumented loop.
 struct RtLoopRecord {
-  std::string id;              // 16 lower-case hex digits (docs/formats.md section 1)
-  std::uint64_t entries = 0;   // activations that reached a normal exit
-  std::uint64_t cycles = 0;    // sum over entries of t1 - t0 (TSC ticks)
-  std::uint64_t min = 0;       // smallest single entry
-  std::uint64_t max = 0;       // largest single entry
-  std::uint64_t migrated = 0;  // entries whose rdtscp processor id differed at entry and exit
-  std::uint64_t nested = 0;    // entries that enclosed a finished activation of the same loop
-  std::uint64_t threads = 0;   // threads that recorded the loop
+  std::string id;                   // 16 lower-case hex digits (docs/formats.md section 1)
+  std::uint64_t entries = 0;        // activations that reached a normal exit
+  std::uint64_t cycles = 0;         // sum over entries of t1 - t0 (TSC ticks)
+  std::uint64_t min = 0;            // smallest single entry
+  std::uint64_t max = 0;            // largest single entry
+  std::uint64_t migrated = 0;       // entries whose rdtscp processor id differed at entry and exit
+  std::uint64_t nested = 0;         // entries that enclosed a finished activation of the same loop
+  std::uint64_t threads = 0;        // threads that recorded the loop
+  std::vector<RtBucket> histogram;  // non-empty buckets by increasing bucket; empty: not written
 };
 
 enum class RtExitHow { exit, signal };
@@ -39,6 +55,9 @@ struct RtProcessRecords {
   std::uint64_t probe = 0;       // median t1 - t0 of an empty instrumented region (bias per entry)
   std::uint64_t probe_call = 0;  // median ticks one empty entry/exit pair adds, the call included
   std::uint64_t dropped = 0;     // entries not recorded because a loop table was full
+  std::uint64_t nivcsw = 0;      // involuntary context switches (0 when not written)
+  std::uint64_t run_delay_ns = 0;  // ns the exiting thread waited runnable for a CPU
+  std::uint64_t steal_ticks = 0;   // the host's steal time over the process's life
   std::vector<RtLoopRecord> loops;
 };
 

@@ -150,6 +150,8 @@ TEST_F(RuntimeTest, RecordsExactCountsAndKeepsTheExitStatus) {
   EXPECT_EQ(synthetic.migrated, 1u);
   EXPECT_EQ(synthetic.nested, 1u);
   EXPECT_EQ(synthetic.threads, 1u);
+  // Entries of 100 and 200 cycles: octave buckets [64, 128) and [128, 256).
+  EXPECT_EQ(synthetic.histogram, (std::vector<RtBucket>{{6, 1, 100}, {7, 1, 200}}));
 
   const RtLoopRecord& timed = process.loops[1];
   EXPECT_EQ(timed.id, "0000000000000002");
@@ -159,6 +161,16 @@ TEST_F(RuntimeTest, RecordsExactCountsAndKeepsTheExitStatus) {
   EXPECT_GE(timed.cycles, 10 * timed.min);
   EXPECT_LE(timed.cycles, 10 * timed.max);
   EXPECT_EQ(timed.nested, 0u);
+  std::uint64_t entries = 0, cycles = 0;
+  for (const RtBucket& bucket : timed.histogram) {
+    entries += bucket.entries;
+    cycles += bucket.cycles;
+    EXPECT_GE(bucket.cycles, bucket.entries * rt_bucket_floor(bucket.bucket));
+    EXPECT_LT(bucket.cycles,
+              2 * bucket.entries * std::max<std::uint64_t>(rt_bucket_floor(bucket.bucket), 1));
+  }
+  EXPECT_EQ(entries, timed.entries);
+  EXPECT_EQ(cycles, timed.cycles);
 }
 
 TEST_F(RuntimeTest, WithoutTheVariableTheProgramIsUnaffected) {

@@ -55,16 +55,34 @@ TEST(RtRecords, RoundTripOfRandomProcessBlocks) {
     int process_count = 1 + static_cast<int>(random() % 4);
     for (int p = 0; p < process_count; ++p) {
       rt_process_line process{static_cast<std::int64_t>(random() % 4194304) + 1,
-                              static_cast<std::int64_t>(random() % 4194304), int(random() % 2)};
+                              static_cast<std::int64_t>(random() % 4194305), int(random() % 2)};
       std::vector<rt_loop_line> process_loops(random() % 5);
       for (rt_loop_line& loop : process_loops) {
-        loop = {random_u64(random), random_u64(random), random_u64(random), random_u64(random),
-                random_u64(random), random_u64(random), random_u64(random), random_u64(random)};
+        loop = {random_u64(random),
+                random_u64(random),
+                random_u64(random),
+                random_u64(random),
+                random_u64(random),
+                random_u64(random),
+                random_u64(random),
+                random_u64(random),
+                {},
+                {}};
+        for (int b = 0; b < RT_HIST_MAX; ++b) {
+          if (random() % 3 != 0) continue;
+          loop.hist_entries[b] = random_u64(random) | 1;  // a written bucket is never empty
+          loop.hist_cycles[b] = random_u64(random);
+        }
         text += format_loop(process, loop);
       }
+      bool signaled = random() % 2;
       rt_end_line end{process_loops.size(),
-                      random() % 2 ? RT_EXIT_SIGNAL : RT_EXIT_NORMAL,
-                      static_cast<std::int64_t>(random() % 256),
+                      signaled ? RT_EXIT_SIGNAL : RT_EXIT_NORMAL,
+                      signaled ? static_cast<std::int64_t>(1 + random() % 64)
+                               : static_cast<std::int64_t>(random() % 256),
+                      random_u64(random) | 1,  // a TSC frequency is never 0
+                      random_u64(random),
+                      random_u64(random),
                       random_u64(random),
                       random_u64(random),
                       random_u64(random),
@@ -89,6 +107,9 @@ TEST(RtRecords, RoundTripOfRandomProcessBlocks) {
       EXPECT_EQ(parsed.probe, ends[p].probe);
       EXPECT_EQ(parsed.probe_call, ends[p].probe_call);
       EXPECT_EQ(parsed.dropped, ends[p].dropped);
+      EXPECT_EQ(parsed.nivcsw, ends[p].nivcsw);
+      EXPECT_EQ(parsed.run_delay_ns, ends[p].run_delay_ns);
+      EXPECT_EQ(parsed.steal_ticks, ends[p].steal_ticks);
       ASSERT_EQ(parsed.loops.size(), loops[p].size());
       for (std::size_t l = 0; l < loops[p].size(); ++l) {
         const RtLoopRecord& loop = parsed.loops[l];
@@ -101,6 +122,12 @@ TEST(RtRecords, RoundTripOfRandomProcessBlocks) {
         EXPECT_EQ(loop.migrated, written.migrated);
         EXPECT_EQ(loop.nested, written.nested);
         EXPECT_EQ(loop.threads, written.threads);
+        std::vector<RtBucket> histogram;
+        for (int b = 0; b < RT_HIST_MAX; ++b) {
+          if (written.hist_entries[b] != 0)
+            histogram.push_back({b, written.hist_entries[b], written.hist_cycles[b]});
+        }
+        EXPECT_EQ(loop.histogram, histogram);
       }
     }
   }
@@ -108,10 +135,11 @@ TEST(RtRecords, RoundTripOfRandomProcessBlocks) {
 
 TEST(RtRecords, LongestLinesFitTheBuffer) {
   rt_process_line process{INT64_MIN, INT64_MIN, 1};
-  rt_loop_line loop{UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
-                    UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX};
-  rt_end_line end{UINT64_MAX, RT_EXIT_SIGNAL, INT64_MIN, UINT64_MAX,
-                  UINT64_MAX, UINT64_MAX,     UINT64_MAX};
+  rt_loop_line loop{UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
+                    UINT64_MAX, UINT64_MAX, UINT64_MAX, {},         {}};
+  for (int b = 0; b < RT_HIST_MAX; ++b) loop.hist_entries[b] = loop.hist_cycles[b] = UINT64_MAX;
+  rt_end_line end{UINT64_MAX, RT_EXIT_SIGNAL, INT64_MIN,  UINT64_MAX, UINT64_MAX,
+                  UINT64_MAX, UINT64_MAX,     UINT64_MAX, UINT64_MAX, UINT64_MAX};
   EXPECT_LE(format_loop(process, loop).size(), std::size_t{RT_LINE_MAX});
   EXPECT_LE(format_end(process, end).size(), std::size_t{RT_LINE_MAX});
 }
@@ -187,6 +215,27 @@ TEST(RtRecords, MalformedLinesAreReportedWithTheirLineNumber) {
       {"looprace-rt 1 loop pid=8 ppid=1 forked=0 id=1A2B3C4D5E6F7081 entries=1 cycles=1 min=1 "
        "max=1 migrated=0 nested=0 threads=1",
        "id=1A2B3C4D5E6F7081 is not 16 lower-case hex digits"},
+      {"looprace-rt 1 end pid=8 ppid=1 forked=0 loops=0 how=exit status=4294967296 tsc_hz=1 "
+       "probe=1 probe_call=1 dropped=0",
+       "status=4294967296 is not between 0 and 255"},
+      {"looprace-rt 1 end pid=8 ppid=1 forked=0 loops=0 how=signal status=0 tsc_hz=1 "
+       "probe=1 probe_call=1 dropped=0",
+       "status=0 is not between 1 and 64"},
+      {"looprace-rt 1 end pid=-5 ppid=1 forked=0 loops=0 how=exit status=0 tsc_hz=1 probe=1 "
+       "probe_call=1 dropped=0",
+       "pid=-5 is not between 1 and 4194304"},
+      {"looprace-rt 1 end pid=8 ppid=1 forked=0 loops=0 how=exit status=0 tsc_hz=0 probe=1 "
+       "probe_call=1 dropped=0",
+       "tsc_hz=0 is not positive"},
+      {"looprace-rt 1 loop pid=8 ppid=1 forked=0 id=1a2b3c4d5e6f7081 entries=1 cycles=1 min=1 "
+       "max=1 migrated=0 nested=0 threads=1 hist=5:1:1,3:1:1",
+       "with increasing buckets"},
+      {"looprace-rt 1 loop pid=8 ppid=1 forked=0 id=1a2b3c4d5e6f7081 entries=1 cycles=1 min=1 "
+       "max=1 migrated=0 nested=0 threads=1 hist=64:1:1",
+       "below 64"},
+      {"looprace-rt 1 loop pid=8 ppid=1 forked=0 id=1a2b3c4d5e6f7081 entries=1 cycles=1 min=1 "
+       "max=1 migrated=0 nested=0 threads=1 hist=5:0:1",
+       "hist=5:0:1"},
       {"looprace-rt 1 end" + end + " ", "trailing blank"},
       {"looprace-rt 1 end " + end, "empty token"},
       {"looprace-rt 1 end" + end + " loose", "token 'loose' is not key=value"},
@@ -209,6 +258,13 @@ TEST(RtRecords, UnknownFieldsOfTheSameVersionAreSkipped) {
   ASSERT_EQ(records.processes.size(), 1u);
   EXPECT_EQ(records.processes[0].how, RtExitHow::signal);
   EXPECT_EQ(records.processes[0].status, 15);
+}
+
+TEST(RtRecords, BucketFloorsMatchTheRuntimesBuckets) {
+  EXPECT_EQ(rt_bucket_floor(0), 0u);
+  EXPECT_EQ(rt_bucket_floor(1), 2u);
+  EXPECT_EQ(rt_bucket_floor(7), 128u);
+  EXPECT_EQ(rt_bucket_floor(63), std::uint64_t{1} << 63);
 }
 
 TEST(RtRecords, EmptyTextHasNoProcesses) {

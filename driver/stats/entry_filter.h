@@ -1,0 +1,48 @@
+// The filtered observation: a loop's cycles in one run with the entries that other work visibly
+// disturbed (an interrupt or a preemption landing inside the entry) taken out, from the run's
+// entry-cycle histogram. On wall time the only error is other work included, so the least
+// disturbed timing is the most accurate one; a sum over every entry lets one 10-million-cycle
+// preemption outweigh fifty thousand 130-cycle entries.
+//
+// The rule (docs/formats.md, "Observations"):
+//   1. A run needs at least kMinEntries entries: with fewer, the run's own median says nothing
+//      of a typical entry, and the caller falls back to judging the whole run (nullopt).
+//   2. The median entry lies in histogram bucket m (octave buckets: [2^m, 2^(m+1)) cycles).
+//      An entry in bucket m + kCapOctaves or above, at least 2x and up to 4x the median entry
+//      and usually far more, is disturbed.
+//   3. Disturbances hit a small share of entries; when more than kMaxDisturbedShare of the
+//      entries lie that high, those long entries are the loop's own work (data-dependent trip
+//      counts), not disturbances, and the run is not filtered (nullopt).
+//   4. Otherwise the filtered cycles are the kept entries' mean times the run's entry count:
+//      each disturbed entry counts as a typical one, so runs stay comparable whatever number of
+//      entries was disturbed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace looprace::stats {
+
+// One non-empty octave bucket: entries of floor to 2 x floor - 1 cycles, with their cycle sum.
+struct EntryBucket {
+  std::uint64_t floor = 0;
+  std::uint64_t entries = 0;
+  std::uint64_t cycles = 0;
+};
+
+struct FilteredCycles {
+  double cycles = 0;             // the filtered observation
+  std::uint64_t disturbed = 0;   // entries taken out
+  std::uint64_t cap_cycles = 0;  // entries of this many cycles or more were taken out
+};
+
+inline constexpr std::uint64_t kMinEntries = 32;
+inline constexpr int kCapOctaves = 2;
+inline constexpr double kMaxDisturbedShare = 0.01;
+
+// The filtered cycles of one run from its histogram (buckets in increasing order); nullopt when
+// the rule cannot tell disturbances from the loop's own work (steps 1 and 3).
+std::optional<FilteredCycles> filter_entries(const std::vector<EntryBucket>& histogram);
+
+}  // namespace looprace::stats

@@ -1,0 +1,80 @@
+// The filtered observation's rule (driver/stats/entry_filter.h) on synthetic histograms.
+#include "stats/entry_filter.h"
+
+#include <gtest/gtest.h>
+
+namespace looprace::stats {
+namespace {
+
+// Octave bucket of `cycles`: the floor its entries share.
+std::uint64_t floor_of(std::uint64_t cycles) {
+  std::uint64_t floor = 1;
+  while (floor * 2 <= cycles) floor *= 2;
+  return floor;
+}
+
+// A histogram of `count` entries of `cycles` each, plus the given single entries.
+std::vector<EntryBucket> histogram(std::uint64_t count, std::uint64_t cycles,
+                                   const std::vector<std::uint64_t>& singles) {
+  std::vector<EntryBucket> out = {{floor_of(cycles), count, count * cycles}};
+  for (std::uint64_t s : singles) {
+    std::uint64_t f = floor_of(s);
+    if (f == out.back().floor) {
+      out.back().entries += 1;
+      out.back().cycles += s;
+    } else {
+      out.push_back({f, 1, s});
+    }
+  }
+  return out;
+}
+
+TEST(EntryFilter, APreemptedEntryCountsAsATypicalOne) {
+  // 49,152 entries of 130 cycles, one preempted for 10.5 M cycles, one hit by a 5,000-cycle
+  // interrupt: the sum is 2.6x the loop's work; the filtered value is the work.
+  auto result = filter_entries(histogram(49150, 130, {130 + 10'500'000, 130 + 5000}));
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->disturbed, 2u);
+  EXPECT_EQ(result->cap_cycles, 512u);
+  EXPECT_DOUBLE_EQ(result->cycles, 49152.0 * 130);
+}
+
+TEST(EntryFilter, AnUndisturbedRunKeepsItsSum) {
+  auto h = histogram(1000, 700, {});
+  h.push_back({512, 500, 500 * 600});  // entries of 600 and 700 cycles, in two buckets
+  std::swap(h[0], h[1]);
+  auto result = filter_entries(h);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->disturbed, 0u);
+  EXPECT_DOUBLE_EQ(result->cycles, 1000.0 * 700 + 500 * 600);
+}
+
+TEST(EntryFilter, TooFewEntriesFallBackToTheRun) {
+  EXPECT_FALSE(filter_entries(histogram(kMinEntries - 1, 2'000'000, {})));
+  EXPECT_TRUE(filter_entries(histogram(kMinEntries, 2'000'000, {})));
+  EXPECT_FALSE(filter_entries({}));
+}
+
+TEST(EntryFilter, ALoopsOwnLongEntriesAreNotCut) {
+  // A data-dependent loop: 5 % of its entries run 100x longer in every run. That is its work.
+  std::vector<EntryBucket> h = {{64, 950, 950 * 100}, {8192, 50, 50 * 10'000}};
+  EXPECT_FALSE(filter_entries(h));
+  // At 1 % or fewer such entries are taken for disturbances.
+  h[1] = {8192, 9, 9 * 10'000};
+  auto result = filter_entries(h);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->disturbed, 9u);
+}
+
+TEST(EntryFilter, TheCapIsTwoOctavesAboveTheMedianEntry) {
+  // Median in [128, 256): entries from 512 cycles on are disturbed, those below are kept.
+  std::vector<EntryBucket> h = {{128, 1000, 1000 * 150}, {256, 5, 5 * 300}, {512, 5, 5 * 600}};
+  auto result = filter_entries(h);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->cap_cycles, 512u);
+  EXPECT_EQ(result->disturbed, 5u);
+  EXPECT_DOUBLE_EQ(result->cycles, (1000.0 * 150 + 5 * 300) / 1005 * 1010);
+}
+
+}  // namespace
+}  // namespace looprace::stats
