@@ -16,6 +16,7 @@ struct ExportOptions {
   std::filesystem::path store;
   std::string format = "csv";
   std::filesystem::path output;
+  stats::ObservationKind observation = stats::ObservationKind::kRaw;
 };
 
 }  // namespace
@@ -33,13 +34,14 @@ void add_export_command(CLI::App& app) {
                   "raw data `looprace replay` reads)")
       ->check(CLI::IsMember({"csv", "jsonl", "observations"}));
   cmd->add_option("-o,--output", options->output, "Write here instead of standard output");
+  add_observation_option(cmd, &options->observation);
   cmd->footer(R"txt(Examples:
   looprace export --store looprace.db --format csv -o loops.csv
   looprace export --store looprace.db --format jsonl | jq .winners
   looprace export --store looprace.db --format observations | gzip > dataset.csv.gz)txt");
   cmd->callback([options] {
     store::Store db = store::Store::open(options->store, /*create=*/false);
-    report::Report rep = store::load_report(db);
+    report::Report rep = store::load_report(db, {}, options->observation);
     std::string text = options->format == "csv"     ? report::export_csv(rep)
                        : options->format == "jsonl" ? report::export_jsonl(rep)
                                                     : report::export_observations_csv(rep);

@@ -34,7 +34,7 @@ std::string describe_speedup(const nlohmann::json& s) {
     text += fmt::format("; {} and {} runs", s["baseline_n"].get<std::size_t>(),
                         s["candidate_n"].get<std::size_t>());
   }
-  text += fmt::format(", Speedup-Test verdict: {}", verdict);
+  text += fmt::format(", verdict: {}", verdict);
   if (s.contains("explanation")) text += " — " + s["explanation"].get<std::string>();
   return text;
 }
@@ -170,6 +170,7 @@ void add_race_command(CLI::App& app) {
                   "A file the run writes (relative to the current directory) that must equal "
                   "the baseline's; repeatable");
   cmd->add_option("--pin", options->pin_cpu, "Pin every run to this CPU");
+  add_observation_option(cmd, &options->observation);
   cmd->add_option("--layouts", options->layouts,
                   "Randomize code layout over K builds per factor (function padding) and random "
                   "environment padding per run, so decisions hold across layouts")

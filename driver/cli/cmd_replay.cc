@@ -34,6 +34,7 @@ const std::vector<double> kPaperLevels = {0.0001, 0.0005, 0.001, 0.002, 0.005, 0
 struct ReplayCommandOptions {
   std::string csv;
   std::string store;
+  stats::ObservationKind observation = stats::ObservationKind::kRaw;  // of a --store
   std::vector<std::string> plans = {"race", "blocked-race", "constant", "javastats"};
   std::vector<double> alpha_lt = kPaperLevels, alpha_eq = kPaperLevels;
   double epsilon = 0.005;
@@ -53,12 +54,12 @@ struct Setting {
   plans::ReplayOutcome outcome;
 };
 
-plans::Dataset load_store(const std::string& path) {
+plans::Dataset load_store(const std::string& path, stats::ObservationKind kind) {
   const auto db = store::Store::open(path, false);
   plans::Dataset data;
   const auto programs = db.programs();
   for (const auto& program : programs) {
-    for (const auto& loop : store::load_race_dataset(db, program.id)) {
+    for (const auto& loop : store::load_race_dataset(db, program.id, kind)) {
       plans::LoopData d;
       d.loop = programs.size() > 1 ? fmt::format("{}/{}", program.id, loop.loop_id) : loop.loop_id;
       for (const auto& [factor, cycles] : loop.cycles) {
@@ -300,6 +301,7 @@ void add_replay_command(CLI::App& app) {
   cmd->add_option("CSV", o->csv,
                   "Observations: CSV with header loop,version,cycles (recorded order)")
       ->check(CLI::ExistingFile);
+  add_observation_option(cmd, &o->observation);
   cmd->add_option("--store", o->store, "Replay the raced observations of a looprace store instead")
       ->check(CLI::ExistingFile);
   cmd->add_option("--plans", o->plans,
@@ -351,7 +353,7 @@ void add_replay_command(CLI::App& app) {
       if (!in) throw std::runtime_error(o->csv + ": cannot open");
       data = plans::read_dataset_csv(in, o->csv);
     } else {
-      data = load_store(o->store);
+      data = load_store(o->store, o->observation);
     }
     if (o->plans == std::vector<std::string>{"all"}) o->plans = plans::plan_names();
     // A loop whose factors all gave the same code has nothing to choose: it cannot fail.

@@ -19,6 +19,7 @@ struct ReportOptions {
   std::vector<std::string> loops;
   std::filesystem::path html;
   bool json = false;
+  stats::ObservationKind observation = stats::ObservationKind::kRaw;
 };
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
@@ -41,13 +42,14 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--html", options->html,
                   "Also write a self-contained HTML page (inline SVG plots, no network) here");
   cmd->add_flag("--json", options->json, "Print one JSON object (context + one row per loop)");
+  add_observation_option(cmd, &options->observation);
   cmd->footer(R"txt(Examples:
   looprace report --store looprace.db
   looprace report --store looprace.db --html report.html
   looprace report --store looprace.db --loop 1a2b3c4d --json)txt");
   cmd->callback([options] {
     store::Store db = store::Store::open(options->store, /*create=*/false);
-    report::Report rep = store::load_report(db, options->loops);
+    report::Report rep = store::load_report(db, options->loops, options->observation);
     if (options->json) {
       nlohmann::json out = {{"confidence", rep.confidence},    {"build", rep.context.build_command},
                             {"run", rep.context.run_command},  {"cpu", rep.context.cpu_model},

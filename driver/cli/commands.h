@@ -3,7 +3,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include "stats/entry_filter.h"
+
 namespace looprace::cli {
+
+// --observation raw|filtered, the same option for race, replay, report and export.
+void add_observation_option(CLI::App* cmd, stats::ObservationKind* kind);
 
 // Subcommands add themselves below; main() calls every one in this order.
 void add_version_command(CLI::App& app);

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "build/elf_code.h"
+#include "plans/default_policy.h"
 #include "profile/profile_file.h"
 #include "race/live_sampler.h"
 #include "race/program.h"
@@ -33,7 +34,12 @@ int exit_status_of(const run::ProcessResult& p) {
 std::vector<store::LoopObservation> observations_of(const run::RunResult& r) {
   std::vector<store::LoopObservation> out;
   for (const auto& [id, t] : r.observations.loops) {
-    out.push_back({id, t.cycles, t.entries, t.migrated, t.nested});
+    store::LoopObservation o{id, t.cycles, t.entries, t.migrated, t.nested};
+    if (auto f = r.observations.filtered(id)) {
+      o.filtered = f->cycles;
+      o.disturbed = f->disturbed;
+    }
+    out.push_back(std::move(o));
   }
   return out;
 }
@@ -63,8 +69,8 @@ nlohmann::json speedup_json(const stats::SpeedupTestResult& s) {
           {"candidate_n", s.candidate_n},
           {"p_faster", s.p_faster},
           {"p_slower", s.p_slower},
-          {"verdict", stats::verdict_name(s.verdict)},
-          {"explanation", s.explanation}};
+          {"verdict", stats::verdict_name(s.ratio_verdict)},
+          {"explanation", s.ratio_explanation}};
 }
 }  // namespace
 
@@ -193,6 +199,10 @@ bool Racer::setup_loop(LoopRace& r) {
   if (auto s = shares_.find(loop.id); s != shares_.end()) r.outcome.hotness_share = s->second;
   r.plan = plans::make_plan(options_.plan);
   r.plan_name = r.plan->describe();
+  // A decision on filtered observations is another decision than one on raw sums.
+  if (options_.observation != stats::ObservationKind::kRaw) {
+    r.plan_name += fmt::format(" on {}", stats::to_string(options_.observation));
+  }
   r.label = fmt::format("{} {}", loop.id, loop.location());
 
   if (auto earlier = store_->decision(program_, loop.id, r.plan_name)) {
@@ -341,7 +351,10 @@ bool Racer::setup_loop(LoopRace& r) {
     auto v = r.version_of.find(group);
     if (v == r.version_of.end()) continue;  // raced with other --factors: not this race's data
     std::optional<double> cycles;
-    if (run.ok && run.cycles) cycles = static_cast<double>(*run.cycles);
+    if (run.ok && run.cycles) {
+      cycles = run.value(options_.observation);
+      if (!cycles) continue;  // visibly disturbed and taken again, as in the stored race
+    }
     r.recorded[v->second].push_back(cycles);
     if (!cycles) {  // out for good, as in the stored race
       r.disqualified.emplace(v->second,
@@ -372,20 +385,42 @@ std::optional<double> Racer::take_alone(LoopRace& r, std::size_t version, std::s
   if (options_.layouts > 1) {
     padding = mix(mix(options_.seed, id_number(loop.id)), round * 64 + version);
   }
-  run::RunResult result = run_build_once(
-      ws_, build::variant_dir(ws_.workdir, loop.id, row.group, r.layout_seeds[layout]), padding);
-  fill_run_row(row, result);
-  row.layout = static_cast<int>(layout);
-  std::optional<double> cycles = result.observations.cycles(loop.id);
-  if (row.ok && (!cycles || *cycles <= 0)) {
-    row.ok = false;
-    row.reason = "the loop did not run";
+  const store::RunRow fresh = row;
+  for (unsigned attempt = 0;; ++attempt) {
+    row = fresh;
+    run::RunResult result = run_build_once(
+        ws_, build::variant_dir(ws_.workdir, loop.id, row.group, r.layout_seeds[layout]), padding);
+    fill_run_row(row, result);
+    row.layout = static_cast<int>(layout);
+    std::optional<double> cycles = result.observations.cycles(loop.id);
+    if (row.ok && (!cycles || *cycles <= 0)) {
+      row.ok = false;
+      row.reason = "the loop did not run";
+    }
+    std::optional<double> value = cycles;
+    if (row.ok && options_.observation == stats::ObservationKind::kFiltered) {
+      value = result.observations.value(loop.id, options_.observation);
+      if (!value && attempt < kMaxRetakes) {
+        store_->add_run(program_, session_, row);  // kept, but not an observation
+        ++r.retaken;
+        continue;
+      }
+      if (!value) value = accept_disturbed(r, row, *cycles);
+    }
+    store_->add_run(program_, session_, row);
+    if (!row.ok) {
+      r.disqualified[version] = row.reason;
+      return std::nullopt;
+    }
+    return value;
   }
-  store_->add_run(program_, session_, row);
-  if (!row.ok) {
-    r.disqualified[version] = row.reason;
-    return std::nullopt;
+}
+
+double Racer::accept_disturbed(LoopRace& r, store::RunRow& row, double cycles) {
+  for (auto& o : row.observations) {
+    if (o.loop_id == r.loop.id) o.filtered = cycles;
   }
+  ++r.accepted;
   return cycles;
 }
 
@@ -396,6 +431,8 @@ void Racer::fill_run_row(store::RunRow& row, const run::RunResult& result) {
   row.wall_seconds = result.process.wall_seconds;
   row.exit_status = exit_status_of(result.process);
   row.observations = observations_of(result);
+  row.nivcsw = result.observations.nivcsw;
+  row.steal_ticks = result.observations.steal_ticks;
   if (!judgement.ok()) {
     row.ok = false;
     row.reason = fmt::format("{}: {}", run::failure_name(judgement.failure), judgement.message);
@@ -468,24 +505,26 @@ plans::Decision Racer::race_and_confirm(LoopRace& r, LiveSampler& sampler,
       r.confirm_chosen.push_back(*got[1]);
     }
   }
-  // GCC's default stays when it is among the winners unless the confirmation runs' Speedup-Test
-  // shows the lowest mean faster by more than epsilon (the race's own margin of "equal"): a tie
-  // is no evidence that changing the code pays, and on a noisy machine the lowest mean of a tie
-  // is chance. The test decides, not membership in the winners: a race stopped after a few
-  // rounds keeps clearly slower versions among them (none of its survivors could be faster
-  // than the best). Without confirmation runs (--confirm 0) the plan's choice stands.
-  const bool default_tied =
-      std::find(decision.winners.begin(), decision.winners.end(), base) != decision.winners.end();
-  const bool all_confirmed = options_.confirm > 0 && r.confirm_chosen.size() == options_.confirm;
-  if (options_.prefer_default && default_tied && r.chosen_version != base && all_confirmed) {
-    const stats::SpeedupTestResult t =
-        stats::speedup_test(r.confirm_baseline, r.confirm_chosen, options_.confidence);
-    const bool pays = t.verdict == stats::Verdict::faster &&
-                      t.speedup_interval.lower > 1.0 + options_.plan.epsilon;
-    if (!pays) r.chosen_version = base;
+  // GCC's default stays unless the confirmation runs show the chosen factor faster by more
+  // than epsilon, whether factor 0 survived the race or not (plans/default_policy.h).
+  const plans::DefaultDecision keep = plans::decide_default(
+      {options_.prefer_default, options_.confirm, options_.confidence, options_.plan.epsilon},
+      r.chosen_version == base, base_out, r.confirm_baseline, r.confirm_chosen);
+  if (keep.keep_default) {
+    r.chosen_version = base;
+    r.outcome.notes.push_back(keep.reason);
   }
   r.outcome.replayed = sampler.replayed();
   r.outcome.measured = sampler.measured();
+  if (r.retaken > 0) {
+    r.outcome.notes.push_back(fmt::format(
+        "{} run(s) taken again: the host stole time from them and the loop's entries could "
+        "not be filtered{}",
+        r.retaken,
+        r.accepted ? fmt::format("; {} still disturbed after {} retakes counted as they were",
+                                 r.accepted, kMaxRetakes)
+                   : ""));
+  }
   return decision;
 }
 

@@ -15,6 +15,7 @@
 #include "build/loop_table.h"
 #include "plans/factory.h"
 #include "run/hygiene.h"
+#include "stats/entry_filter.h"
 #include "store/store.h"
 
 namespace looprace::race {
@@ -39,6 +40,7 @@ struct RaceOptions {
   std::vector<std::filesystem::path> check_files;
   std::optional<int> pin_cpu;
   unsigned layouts = 0;  // > 1: random function padding per build, env padding per run
+  stats::ObservationKind observation = stats::ObservationKind::kRaw;  // what the plan decides on
   std::filesystem::path store = ".looprace/store.db";
   std::filesystem::path profile = "looprace.profile";
   std::filesystem::path workdir = ".looprace/work";

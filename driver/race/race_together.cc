@@ -121,7 +121,9 @@ void Racer::race_batch(const std::vector<LoopRace*>& racing) {
     for (std::size_t l = 0; l < racing.size(); ++l) {
       if (slots[s][l] == SIZE_MAX) continue;  // a factor this race does not know
       LoopRace& r = *racing[l];
-      std::optional<double> cycles = result.observations.cycles(r.loop.id);
+      // Joint runs are not taken again: a disturbed run counts with its raw sum.
+      std::optional<double> cycles = result.observations.value(r.loop.id, options_.observation);
+      if (!cycles) cycles = result.observations.cycles(r.loop.id);
       if (!row.ok) {
         r.disqualified.emplace(
             slots[s][l], fmt::format("in the joint build {}: {}", slot_factors(s), row.reason));

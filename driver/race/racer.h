@@ -52,6 +52,8 @@ struct LoopRace {
   // race's own observations chose the factor, so a test on them would flatter it.
   std::vector<double> confirm_baseline, confirm_chosen;
   std::atomic<std::size_t> observations = 0;  // read by the progress display
+  std::size_t retaken = 0;   // runs the machine visibly disturbed, taken again (filtered)
+  std::size_t accepted = 0;  // runs still disturbed after kMaxRetakes, taken as they were
   std::size_t chosen_version = 0;
   LoopOutcome outcome;
 };
@@ -73,6 +75,11 @@ class Racer {
   std::optional<double> take_alone(LoopRace& r, std::size_t version, std::size_t round,
                                    store::RunKind kind);
   void fill_run_row(store::RunRow& row, const run::RunResult& result);
+  // A run still visibly disturbed after kMaxRetakes retakes: its raw sum stands as its
+  // filtered observation (stored so, and counted), so that a machine that is never quiet
+  // cannot stop the race.
+  static double accept_disturbed(LoopRace& r, store::RunRow& row, double cycles);
+  static constexpr unsigned kMaxRetakes = 3;
   void warm_up(LoopRace& r);
   plans::Decision race_and_confirm(LoopRace& r, LiveSampler& sampler,
                                    const plans::RoundObserver& observer);

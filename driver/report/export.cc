@@ -51,8 +51,8 @@ json loop_row(const LoopReport& loop, double confidence) {
                       {"median_speedup", s.median_speedup},
                       {"ci_low", s.speedup_interval.lower},
                       {"ci_high", s.speedup_interval.upper},
-                      {"verdict", stats::verdict_name(s.verdict)},
-                      {"explanation", s.explanation},
+                      {"verdict", stats::verdict_name(s.ratio_verdict)},
+                      {"explanation", s.ratio_explanation},
                       {"from", figures.speedup_source}};
   } else {
     row["speedup"] = {{"note", figures.speedup_note}};

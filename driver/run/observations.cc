@@ -24,6 +24,32 @@ std::optional<double> RunObservations::probe_share(const std::string& id) const 
   return std::min(1.0, bias / *total);
 }
 
+std::optional<FilteredObservation> RunObservations::filtered(const std::string& id) const {
+  auto raw = cycles(id);
+  if (!raw) return std::nullopt;
+  const LoopTotals& totals = loops.at(id);
+  std::vector<stats::EntryBucket> histogram;
+  for (std::size_t b = 0; b < totals.hist_entries.size(); ++b) {
+    if (totals.hist_entries[b] == 0) continue;
+    histogram.push_back({rt_bucket_floor(int(b)), totals.hist_entries[b], totals.hist_cycles[b]});
+  }
+  FilteredObservation out;
+  if (auto by_entries = stats::filter_entries(histogram)) {
+    out.cycles = by_entries->cycles;
+    out.disturbed = by_entries->disturbed;
+    out.by_entries = true;
+  } else if (!visibly_disturbed()) {
+    out.cycles = raw;
+  }
+  return out;
+}
+
+std::optional<double> RunObservations::value(const std::string& id, ObservationKind kind) const {
+  if (kind == ObservationKind::kRaw) return cycles(id);
+  auto f = filtered(id);
+  return f ? f->cycles : std::nullopt;
+}
+
 RunObservations summarize_records(const std::string& text) {
   RtRecords records = parse_rt_records(text);
   RunObservations result;
@@ -37,6 +63,8 @@ RunObservations summarize_records(const std::string& text) {
     if (process.forked) ++result.forked;
     if (!result.tsc_hz && process.tsc_hz > 0) result.tsc_hz = double(process.tsc_hz);
     if (process.probe > 0) probes.push_back(process.probe);
+    result.nivcsw += process.nivcsw;
+    result.steal_ticks = std::max(result.steal_ticks, process.steal_ticks);
     if (process.dropped > 0) {
       result.problems.push_back(
           fmt::format("process {} dropped {} loop entries (its loop table was full)", process.pid,
@@ -51,6 +79,10 @@ RunObservations summarize_records(const std::string& text) {
       totals.migrated += loop.migrated;
       totals.nested += loop.nested;
       ++totals.processes;
+      for (const RtBucket& b : loop.histogram) {
+        totals.hist_entries[std::size_t(b.bucket)] += b.entries;
+        totals.hist_cycles[std::size_t(b.bucket)] += b.cycles;
+      }
     }
   }
   if (!probes.empty()) {

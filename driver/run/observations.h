@@ -3,6 +3,7 @@
 // which no process wrote its `end` line is a missing observation, never a zero.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -10,7 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "stats/entry_filter.h"
+
 namespace looprace::run {
+
+using stats::ObservationKind;
 
 struct LoopTotals {
   std::uint64_t cycles = 0;  // summed over processes
@@ -20,6 +25,16 @@ struct LoopTotals {
   std::uint64_t migrated = 0;  // entries that changed CPU between entry and exit
   std::uint64_t nested = 0;    // nested or re-entered activations
   unsigned processes = 0;      // processes that recorded this loop
+  // Entry-cycle histogram summed over processes: entries and cycles per octave bucket.
+  std::array<std::uint64_t, 64> hist_entries{};
+  std::array<std::uint64_t, 64> hist_cycles{};
+};
+
+// The filtered value of one loop in one run, and how it was obtained.
+struct FilteredObservation {
+  std::optional<double> cycles;  // none: the run was visibly disturbed and could not be filtered
+  std::uint64_t disturbed = 0;   // entries taken out (0 when filtered as a whole run)
+  bool by_entries = false;       // true: stats::filter_entries applied; false: the run as a whole
 };
 
 struct RunObservations {
@@ -30,6 +45,12 @@ struct RunObservations {
   std::optional<double> tsc_hz;             // from the first `end` line that has it
   std::optional<double> probe_cycles;       // median over processes of the empty-probe cost
   std::vector<std::string> problems;        // malformed lines, loop lines without an `end`
+  std::uint64_t nivcsw = 0;                 // involuntary context switches, summed over processes
+  std::uint64_t steal_ticks = 0;  // the host's steal time while the processes ran (largest)
+  // Other work visibly took the CPU from the run: the host stole time from the virtual machine.
+  // Involuntary context switches are kept but are no such sign: quiet runs of a few ms show one
+  // or two (benchmarks/results/observation-fidelity.md).
+  bool visibly_disturbed() const { return steal_ticks > 0; }
 
   // Something was written by at least one process that finished writing.
   bool complete() const { return processes_ended > 0; }
@@ -38,6 +59,10 @@ struct RunObservations {
   // The share of loop `id`'s cycles that is probe bias (entries x probe / cycles, capped at 1):
   // near 1, the loop's entries are too short to time one by one. nullopt without data.
   std::optional<double> probe_share(const std::string& id) const;
+  // Loop `id`'s filtered value (see ObservationKind); nullopt when the loop has no raw value.
+  std::optional<FilteredObservation> filtered(const std::string& id) const;
+  // The value a race on `kind` observations takes; nullopt when there is none.
+  std::optional<double> value(const std::string& id, ObservationKind kind) const;
 };
 
 // Parses the records text (possibly several processes' blocks, in any order).

@@ -1,6 +1,18 @@
 #include "stats/entry_filter.h"
 
+#include <stdexcept>
+
 namespace looprace::stats {
+
+std::string to_string(ObservationKind kind) {
+  return kind == ObservationKind::kRaw ? "raw" : "filtered";
+}
+
+ObservationKind observation_kind_from_string(const std::string& text) {
+  if (text == "raw") return ObservationKind::kRaw;
+  if (text == "filtered") return ObservationKind::kFiltered;
+  throw std::invalid_argument("observation kind '" + text + "' is neither raw nor filtered");
+}
 
 std::optional<FilteredCycles> filter_entries(const std::vector<EntryBucket>& histogram) {
   std::uint64_t entries = 0;

@@ -20,9 +20,20 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace looprace::stats {
+
+// Which value of a loop in a run a race decides on.
+enum class ObservationKind {
+  kRaw,       // the sum of every entry's cycles
+  kFiltered,  // disturbed entries taken out (filter_entries), or the raw sum of a run the
+              // machine did not visibly disturb; none for a disturbed run that cannot be filtered
+};
+std::string to_string(ObservationKind kind);
+// "raw" or "filtered"; throws std::invalid_argument naming the value otherwise.
+ObservationKind observation_kind_from_string(const std::string& text);
 
 // One non-empty octave bucket: entries of floor to 2 x floor - 1 cycles, with their cycle sum.
 struct EntryBucket {

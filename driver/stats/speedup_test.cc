@@ -39,6 +39,33 @@ bool trusted(const std::vector<double>& values, const std::optional<ShapiroWilk>
   return !test || test->p_value >= 1.0 - confidence;
 }
 
+// The verdict of the printed interval of the ratio of geometric means, in words.
+void set_ratio_verdict(SpeedupTestResult& r, int percent) {
+  const Interval& ci = r.speedup_interval;
+  if (r.verdict == Verdict::needs_more_runs) {
+    r.ratio_verdict = Verdict::needs_more_runs;
+    r.ratio_explanation = r.explanation;
+  } else if (ci.lower > 1.0) {
+    r.ratio_verdict = Verdict::faster;
+    r.ratio_explanation = fmt::format(
+        "The candidate is faster at {}% confidence (Welch test on log times): speedup {:.3f}x "
+        "(geometric means), interval {:.3f} to {:.3f} (median speedup {:.3f}x).",
+        percent, r.geometric_speedup, ci.lower, ci.upper, r.median_speedup);
+  } else if (ci.upper < 1.0) {
+    r.ratio_verdict = Verdict::slower;
+    r.ratio_explanation = fmt::format(
+        "The candidate is slower at {}% confidence (Welch test on log times): speedup {:.3f}x "
+        "(geometric means), interval {:.3f} to {:.3f} (median speedup {:.3f}x).",
+        percent, r.geometric_speedup, ci.lower, ci.upper, r.median_speedup);
+  } else {
+    r.ratio_verdict = Verdict::no_difference;
+    r.ratio_explanation = fmt::format(
+        "No significant difference at {}% confidence: the interval of the speedup {:.3f} to "
+        "{:.3f} holds 1 (median speedup {:.3f}x).",
+        percent, ci.lower, ci.upper, r.median_speedup);
+  }
+}
+
 }  // namespace
 
 const char* verdict_name(Verdict verdict) {
@@ -132,6 +159,7 @@ SpeedupTestResult speedup_test(const std::vector<double>& baseline,
         "mean difference {:.4g} to {:.4g} contains 0 (median speedup {:.3f}x).",
         percent, r.mean_speedup, r.difference.lower, r.difference.upper, r.median_speedup);
   }
+  set_ratio_verdict(r, percent);
   return r;
 }
 

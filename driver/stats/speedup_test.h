@@ -52,6 +52,13 @@ struct SpeedupTestResult {
   std::optional<ShapiroWilk> baseline_normality, candidate_normality;
   Verdict verdict = Verdict::no_difference;
   std::string explanation;  // the verdict in plain words, one sentence
+  // The verdict of the ratio of geometric means: faster when `speedup_interval` lies above 1,
+  // slower when below, no difference when it holds 1 (needs-more-runs as `verdict`). What the
+  // race's decisions and every display that prints `speedup_interval` show, so that the
+  // verdict and the interval beside it never disagree; `verdict` (Welch on mean times) is the
+  // protocol's, which one preempted run can turn.
+  Verdict ratio_verdict = Verdict::no_difference;
+  std::string ratio_explanation;
 };
 
 // Runs the protocol: normality check when n < 30 (Shapiro–Wilk at level 1 - confidence), Welch

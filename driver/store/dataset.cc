@@ -47,7 +47,8 @@ std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, do
   return rank_hotness(samples);
 }
 
-std::vector<LoopDataset> load_race_dataset(const Store& store, std::int64_t program) {
+std::vector<LoopDataset> load_race_dataset(const Store& store, std::int64_t program,
+                                           stats::ObservationKind kind) {
   std::vector<LoopDataset> out;
   for (const auto& loop : store.raced_loops(program)) {
     LoopDataset d;
@@ -56,10 +57,10 @@ std::vector<LoopDataset> load_race_dataset(const Store& store, std::int64_t prog
       if (v.layout == 0 && v.group >= 0) d.group_of[v.factor] = v.group;
     }
     for (const auto& r : store.loop_race_runs(program, loop)) {
-      if (!r.ok || !r.cycles) continue;
+      std::optional<double> value = r.value(kind);
+      if (!r.ok || !value) continue;
       auto group = d.group_of.find(r.factor);
-      d.cycles[group == d.group_of.end() ? r.factor : group->second].push_back(
-          static_cast<double>(*r.cycles));
+      d.cycles[group == d.group_of.end() ? r.factor : group->second].push_back(*value);
     }
     out.push_back(std::move(d));
   }

@@ -46,7 +46,10 @@ struct LoopDataset {
   std::map<int, int> group_of;                // factor -> raced factor with the same code
 };
 
-// Every raced loop of `program`, in the order its race started.
-std::vector<LoopDataset> load_race_dataset(const Store& store, std::int64_t program);
+// Every raced loop of `program`, in the order its race started, with the observations of
+// `kind` (a run without such a value is left out).
+std::vector<LoopDataset> load_race_dataset(
+    const Store& store, std::int64_t program,
+    stats::ObservationKind kind = stats::ObservationKind::kRaw);
 
 }  // namespace looprace::store

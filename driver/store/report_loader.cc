@@ -83,7 +83,8 @@ plans::Decision decision_of(const DecisionRow& d) {
 
 }  // namespace
 
-report::Report load_report(const Store& store, const std::vector<std::string>& selectors) {
+report::Report load_report(const Store& store, const std::vector<std::string>& selectors,
+                           stats::ObservationKind kind) {
   report::Report rep;
   auto programs = store.programs();
   if (programs.empty()) {
@@ -101,7 +102,7 @@ report::Report load_report(const Store& store, const std::vector<std::string>& s
        stored_hotness(store, program.id, rep.context.tsc_hz, rep.context.probe_overhead_cycles))
     shares[h.id] = h.share;
 
-  std::vector<LoopDataset> raced = load_race_dataset(store, program.id);
+  std::vector<LoopDataset> raced = load_race_dataset(store, program.id, kind);
   for (const auto& selector : selectors) {
     bool found = std::any_of(raced.begin(), raced.end(), [&](const LoopDataset& d) {
       return d.loop_id.compare(0, selector.size(), selector) == 0;

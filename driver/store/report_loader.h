@@ -15,6 +15,7 @@ namespace looprace::store {
 // forced), with the machine facts of its latest session. `loops` (ids or id prefixes) keeps only
 // those loops; a selector matching no raced loop throws StoreError. Loops whose race was
 // interrupted appear with their observations and no decision.
-report::Report load_report(const Store& store, const std::vector<std::string>& loops = {});
+report::Report load_report(const Store& store, const std::vector<std::string>& loops = {},
+                           stats::ObservationKind kind = stats::ObservationKind::kRaw);
 
 }  // namespace looprace::store

@@ -35,12 +35,13 @@ CREATE TABLE IF NOT EXISTS runs(
   kind TEXT NOT NULL, target_loop TEXT NOT NULL, grp INTEGER NOT NULL, round INTEGER NOT NULL,
   layout INTEGER NOT NULL, env_padding INTEGER NOT NULL, taken TEXT NOT NULL,
   wall_seconds REAL NOT NULL, exit_status INTEGER NOT NULL, ok INTEGER NOT NULL,
-  reason TEXT NOT NULL);
+  reason TEXT NOT NULL, nivcsw INTEGER NOT NULL DEFAULT 0,
+  steal_ticks INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS runs_by_target ON runs(program, kind, target_loop, id);
 CREATE TABLE IF NOT EXISTS observations(
   run INTEGER NOT NULL REFERENCES runs(id), loop TEXT NOT NULL,
   cycles INTEGER NOT NULL, entries INTEGER NOT NULL, migrated INTEGER NOT NULL,
-  nested INTEGER NOT NULL,
+  nested INTEGER NOT NULL, filtered_cycles REAL, disturbed INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY(run, loop));
 CREATE TABLE IF NOT EXISTS joint_slots(
   program INTEGER NOT NULL REFERENCES programs(id), batch TEXT NOT NULL, slot INTEGER NOT NULL,
@@ -53,6 +54,17 @@ CREATE TABLE IF NOT EXISTS decisions(
   speedup TEXT NOT NULL, decided_at TEXT NOT NULL,
   PRIMARY KEY(program, loop, plan));
 )sql";
+
+// What turns a store of schema version N - 1 into version N, in order (index 0: 1 -> 2). Each
+// step runs in the transaction that also records the new version.
+constexpr const char* kMigrations[] = {
+    // 2: the filtered observation beside the raw sum, and what the machine did to each run.
+    "ALTER TABLE observations ADD COLUMN filtered_cycles REAL;"
+    "ALTER TABLE observations ADD COLUMN disturbed INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN nivcsw INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN steal_ticks INTEGER NOT NULL DEFAULT 0;",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion - 1);
 
 // A prepared statement that finalizes itself; binds by 1-based position.
 class Statement {
@@ -77,6 +89,16 @@ class Statement {
   }
   Statement& bind(int i, const std::string& v) {
     check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+    return *this;
+  }
+  Statement& bind(int i, const std::optional<double>& v) {
+    if (v) return bind(i, *v);
+    check(sqlite3_bind_null(stmt_, i));
+    return *this;
+  }
+  // Binds column `col` of `from`'s current row as it is, NULL and type included.
+  Statement& bind_column(int i, const Statement& from, int col) {
+    check(sqlite3_bind_value(stmt_, i, sqlite3_column_value(from.stmt_, col)));
     return *this;
   }
   Statement& bind(int i, const std::optional<int>& v) {
@@ -274,10 +296,7 @@ Store Store::open(const std::filesystem::path& path, bool create) {
       if (!version) {
         throw StoreError(fmt::format("store {}: not a looprace store", path.string()));
       }
-      if (*version != std::to_string(kSchemaVersion)) {
-        throw StoreError(fmt::format("store {}: schema version {} (this looprace reads {})",
-                                     path.string(), *version, kSchemaVersion));
-      }
+      s.migrate(path, *version);
       s.exec(kSchema);  // creates the tables added since within this version (joint_slots)
     } else {
       Transaction t(db);
@@ -294,6 +313,23 @@ Store Store::open(const std::filesystem::path& path, bool create) {
     throw;
   }
   return s;
+}
+
+void Store::migrate(const std::filesystem::path& path, const std::string& version) {
+  int from = 0;
+  try {
+    from = std::stoi(version);
+  } catch (const std::exception&) {
+  }
+  if (from < 1 || from > kSchemaVersion) {
+    throw StoreError(fmt::format("store {}: schema version {} (this looprace reads 1 to {})",
+                                 path.string(), version, kSchemaVersion));
+  }
+  if (from == kSchemaVersion) return;
+  Transaction t(db_);
+  for (int v = from; v < kSchemaVersion; ++v) exec(kMigrations[v - 1]);
+  set_meta("schema", std::to_string(kSchemaVersion));
+  t.commit();
 }
 
 void Store::exec(const char* sql) const {
@@ -475,8 +511,8 @@ std::int64_t Store::add_run(std::int64_t program, std::int64_t session, const Ru
   Transaction t(db_);
   Statement q(db_,
               "INSERT INTO runs(uid, program, session, kind, target_loop, grp, round, layout, "
-              "env_padding, taken, wall_seconds, exit_status, ok, reason) "
-              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+              "env_padding, taken, wall_seconds, exit_status, ok, reason, nivcsw, steal_ticks) "
+              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   q.bind(1, unique_id())
       .bind(2, program)
       .bind(3, session)
@@ -491,11 +527,13 @@ std::int64_t Store::add_run(std::int64_t program, std::int64_t session, const Ru
       .bind(12, run.exit_status)
       .bind(13, run.ok ? 1 : 0)
       .bind(14, run.reason)
+      .bind(15, static_cast<std::int64_t>(run.nivcsw))
+      .bind(16, static_cast<std::int64_t>(run.steal_ticks))
       .run();
   std::int64_t id = sqlite3_last_insert_rowid(db_);
   Statement obs(db_,
-                "INSERT INTO observations(run, loop, cycles, entries, migrated, nested) "
-                "VALUES(?,?,?,?,?,?)");
+                "INSERT INTO observations(run, loop, cycles, entries, migrated, nested, "
+                "filtered_cycles, disturbed) VALUES(?,?,?,?,?,?,?,?)");
   for (const auto& o : run.observations) {
     obs.bind(1, id)
         .bind(2, o.loop_id)
@@ -503,6 +541,8 @@ std::int64_t Store::add_run(std::int64_t program, std::int64_t session, const Ru
         .bind(4, static_cast<std::int64_t>(o.entries))
         .bind(5, static_cast<std::int64_t>(o.migrated))
         .bind(6, static_cast<std::int64_t>(o.nested))
+        .bind(7, o.filtered)
+        .bind(8, static_cast<std::int64_t>(o.disturbed))
         .run();
   }
   t.commit();
@@ -514,7 +554,7 @@ std::vector<RunRow> Store::runs(std::int64_t program, RunKind kind,
   bool by_target = kind == RunKind::kRace || kind == RunKind::kWarmup;
   std::string sql =
       "SELECT id, kind, target_loop, grp, round, layout, env_padding, wall_seconds, exit_status, "
-      "ok, reason FROM runs WHERE program=? AND kind=?";
+      "ok, reason, nivcsw, steal_ticks FROM runs WHERE program=? AND kind=?";
   if (by_target) sql += " AND target_loop=?";
   sql += " ORDER BY round, id";
   Statement q(db_, sql.c_str());
@@ -535,12 +575,14 @@ std::vector<RunRow> Store::runs(std::int64_t program, RunKind kind,
     r.exit_status = static_cast<int>(q.integer(8));
     r.ok = q.integer(9) != 0;
     r.reason = q.text(10);
+    r.nivcsw = static_cast<std::uint64_t>(q.integer(11));
+    r.steal_ticks = static_cast<std::uint64_t>(q.integer(12));
     index[r.id] = out.size();
     out.push_back(std::move(r));
   }
   std::string obs_sql =
-      "SELECT o.run, o.loop, o.cycles, o.entries, o.migrated, o.nested FROM observations o "
-      "JOIN runs r ON r.id=o.run WHERE r.program=? AND r.kind=?";
+      "SELECT o.run, o.loop, o.cycles, o.entries, o.migrated, o.nested, o.filtered_cycles, "
+      "o.disturbed FROM observations o JOIN runs r ON r.id=o.run WHERE r.program=? AND r.kind=?";
   if (by_target) obs_sql += " AND r.target_loop=?";
   Statement obs(db_, obs_sql.c_str());
   obs.bind(1, program).bind(2, to_string(kind));
@@ -548,10 +590,13 @@ std::vector<RunRow> Store::runs(std::int64_t program, RunKind kind,
   while (obs.step()) {
     auto it = index.find(obs.integer(0));
     if (it == index.end()) continue;
-    out[it->second].observations.push_back({obs.text(1), static_cast<std::uint64_t>(obs.integer(2)),
-                                            static_cast<std::uint64_t>(obs.integer(3)),
-                                            static_cast<std::uint64_t>(obs.integer(4)),
-                                            static_cast<std::uint64_t>(obs.integer(5))});
+    LoopObservation o{obs.text(1), static_cast<std::uint64_t>(obs.integer(2)),
+                      static_cast<std::uint64_t>(obs.integer(3)),
+                      static_cast<std::uint64_t>(obs.integer(4)),
+                      static_cast<std::uint64_t>(obs.integer(5))};
+    if (!obs.is_null(6)) o.filtered = obs.real(6);
+    o.disturbed = static_cast<std::uint64_t>(obs.integer(7));
+    out[it->second].observations.push_back(std::move(o));
   }
   return out;
 }
@@ -610,11 +655,12 @@ std::map<std::string, std::vector<int>> Store::joint_slots(std::int64_t program,
 std::vector<LoopRaceRun> Store::loop_race_runs(std::int64_t program,
                                                const std::string& loop_id) const {
   Statement q(db_,
-              "SELECT r.id, r.round, r.grp, r.ok, r.reason, o.cycles FROM runs r"
+              "SELECT r.id, r.round, r.grp, r.ok, r.reason, o.cycles, o.filtered_cycles FROM runs r"
               " LEFT JOIN observations o ON o.run=r.id AND o.loop=?2"
               " WHERE r.program=?1 AND r.kind='race' AND r.target_loop=?2"
               " UNION ALL"
-              " SELECT r.id, r.round, j.factor, r.ok, r.reason, o.cycles FROM joint_slots j"
+              " SELECT r.id, r.round, j.factor, r.ok, r.reason, o.cycles, o.filtered_cycles"
+              " FROM joint_slots j"
               " JOIN runs r ON r.program=j.program AND r.kind='race' AND r.target_loop=j.batch"
               " AND r.grp=j.slot"
               " LEFT JOIN observations o ON o.run=r.id AND o.loop=j.loop"
@@ -630,6 +676,7 @@ std::vector<LoopRaceRun> Store::loop_race_runs(std::int64_t program,
     r.ok = q.integer(3) != 0;
     r.reason = q.text(4);
     if (!q.is_null(5)) r.cycles = static_cast<std::uint64_t>(q.integer(5));
+    if (!q.is_null(6)) r.filtered = q.real(6);
     out.push_back(std::move(r));
   }
   return out;
@@ -744,12 +791,13 @@ Store::MergeCounts Store::merge_from(const Store& other, bool force) {
   {
     Statement q(other.db_,
                 "SELECT id, uid, program, session, kind, target_loop, grp, round, layout, "
-                "env_padding, taken, wall_seconds, exit_status, ok, reason FROM runs ORDER BY id");
+                "env_padding, taken, wall_seconds, exit_status, ok, reason, nivcsw, steal_ticks "
+                "FROM runs ORDER BY id");
     while (q.step()) {
       Statement ins(db_,
                     "INSERT OR IGNORE INTO runs(uid, program, session, kind, target_loop, grp, "
-                    "round, layout, env_padding, taken, wall_seconds, exit_status, ok, reason) "
-                    "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                    "round, layout, env_padding, taken, wall_seconds, exit_status, ok, reason, "
+                    "nivcsw, steal_ticks) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
       auto session = session_map.find(q.integer(3));
       ins.bind(1, q.text(1)).bind(2, program_map.at(q.integer(2)));
       if (session == session_map.end()) {
@@ -768,24 +816,23 @@ Store::MergeCounts Store::merge_from(const Store& other, bool force) {
           .bind(12, q.integer(12))
           .bind(13, q.integer(13))
           .bind(14, q.text(14))
+          .bind_column(15, q, 15)
+          .bind_column(16, q, 16)
           .run();
       if (sqlite3_changes(db_) == 0) continue;  // already merged
       ++counts.runs;
       std::int64_t run_id = sqlite3_last_insert_rowid(db_);
       Statement obs(other.db_,
-                    "SELECT loop, cycles, entries, migrated, nested FROM observations WHERE run=?");
+                    "SELECT loop, cycles, entries, migrated, nested, filtered_cycles, disturbed "
+                    "FROM observations WHERE run=?");
       obs.bind(1, q.integer(0));
       while (obs.step()) {
         Statement o(db_,
-                    "INSERT INTO observations(run, loop, cycles, entries, migrated, nested) "
-                    "VALUES(?,?,?,?,?,?)");
-        o.bind(1, run_id)
-            .bind(2, obs.text(0))
-            .bind(3, obs.integer(1))
-            .bind(4, obs.integer(2))
-            .bind(5, obs.integer(3))
-            .bind(6, obs.integer(4))
-            .run();
+                    "INSERT INTO observations(run, loop, cycles, entries, migrated, nested, "
+                    "filtered_cycles, disturbed) VALUES(?,?,?,?,?,?,?,?)");
+        o.bind(1, run_id);
+        for (int column = 0; column < 7; ++column) o.bind_column(column + 2, obs, column);
+        o.run();
         ++counts.observations;
       }
     }

@@ -15,13 +15,16 @@
 #include <string>
 #include <vector>
 
+#include "stats/entry_filter.h"
+
 namespace looprace::store {
 
 // The current time as ISO 8601 UTC, the form every timestamp in the store takes.
 std::string utc_now();
 
-// Bumped whenever the schema changes; a store with another version is refused.
-inline constexpr int kSchemaVersion = 1;
+// Bumped whenever the schema changes. An older store is migrated when opened (kMigrations in
+// store.cc); a newer one is refused.
+inline constexpr int kSchemaVersion = 2;
 
 struct StoreError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -71,6 +74,10 @@ struct LoopObservation {
   std::uint64_t entries = 0;
   std::uint64_t migrated = 0;
   std::uint64_t nested = 0;
+  // The filtered observation (run::ObservationKind::kFiltered) beside the raw sum: none when
+  // the run was visibly disturbed and could not be filtered, or was stored before schema 2.
+  std::optional<double> filtered;
+  std::uint64_t disturbed = 0;  // entries the filter took out
 };
 
 // Why a run was taken.
@@ -89,9 +96,11 @@ struct RunRow {
   int layout = 0;                 // layout seed index
   std::uint64_t env_padding = 0;  // bytes of random environment padding used
   double wall_seconds = 0;
-  int exit_status = 0;  // exit code, or 128 + signal
-  bool ok = true;       // false: disqualifying (crash, wrong output, time-out)
-  std::string reason;   // why not ok
+  int exit_status = 0;            // exit code, or 128 + signal
+  bool ok = true;                 // false: disqualifying (crash, wrong output, time-out)
+  std::string reason;             // why not ok
+  std::uint64_t nivcsw = 0;       // involuntary context switches of the run's processes
+  std::uint64_t steal_ticks = 0;  // the host's steal time during the run
   std::vector<LoopObservation> observations;
 };
 
@@ -104,6 +113,12 @@ struct LoopRaceRun {
   bool ok = true;
   std::string reason;
   std::optional<std::uint64_t> cycles;  // none when the loop has no observation in the run
+  std::optional<double> filtered;       // the filtered observation, when there is one
+  // The observation of `kind`; none when the run has no such value.
+  std::optional<double> value(stats::ObservationKind kind) const {
+    if (kind == stats::ObservationKind::kFiltered) return filtered;
+    return cycles ? std::optional<double>(double(*cycles)) : std::nullopt;
+  }
 };
 
 // The outcome of racing one loop, as stored.
@@ -202,6 +217,8 @@ class Store {
  private:
   Store(std::filesystem::path path, sqlite3* db);
   void exec(const char* sql) const;
+  // Brings a store of schema `version` to kSchemaVersion; refuses a newer or unknown one.
+  void migrate(const std::filesystem::path& path, const std::string& version);
   std::optional<std::string> meta(const std::string& key) const;
   void set_meta(const std::string& key, const std::string& value);
 

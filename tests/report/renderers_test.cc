@@ -116,7 +116,7 @@ TEST_F(Renderers, HtmlIsWellFormedSelfContainedWithOneSectionPerLoop) {
   EXPECT_EQ(html.find("kernel_<int>"), std::string::npos);
   // Two finished loops have a rounds chart; the interrupted one does not.
   EXPECT_EQ(count(html, "<title>Elimination rounds"), 2u);
-  EXPECT_NE(html.find("Speedup-Test verdict"), std::string::npos);
+  EXPECT_NE(html.find("verdict: <strong>"), std::string::npos);
 }
 
 TEST_F(Renderers, EmptyReportRenders) {

@@ -125,3 +125,33 @@ TEST(Median, EvenAndOdd) {
 
 }  // namespace
 }  // namespace looprace::stats
+
+namespace looprace::stats {
+namespace {
+
+// The verdict shown beside the speedup interval is the interval's own: on heavy-tailed samples
+// the protocol's verdict on mean times can say "faster" while that interval holds 1.
+TEST(SpeedupTest, TheRatioVerdictAgreesWithThePrintedInterval) {
+  std::mt19937_64 random(20261124);
+  std::lognormal_distribution<double> body(0.0, 0.05);
+  std::exponential_distribution<double> tail(1.0);
+  int disagreements_of_the_mean_verdict = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    std::vector<double> base, cand;
+    const double shift = 1.0 + 0.02 * double(trial % 5);
+    for (int i = 0; i < 30; ++i) {
+      base.push_back(shift * body(random) * (random() % 10 == 0 ? 1.0 + 3 * tail(random) : 1.0));
+      cand.push_back(body(random) * (random() % 10 == 0 ? 1.0 + 3 * tail(random) : 1.0));
+    }
+    SpeedupTestResult r = speedup_test(base, cand, 0.95);
+    const Interval& ci = r.speedup_interval;
+    EXPECT_EQ(r.ratio_verdict == Verdict::faster, ci.lower > 1.0);
+    EXPECT_EQ(r.ratio_verdict == Verdict::slower, ci.upper < 1.0);
+    if ((r.verdict == Verdict::faster) != (ci.lower > 1.0)) ++disagreements_of_the_mean_verdict;
+  }
+  // The case this guards against does occur on such samples.
+  EXPECT_GT(disagreements_of_the_mean_verdict, 0);
+}
+
+}  // namespace
+}  // namespace looprace::stats

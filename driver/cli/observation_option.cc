@@ -1,0 +1,26 @@
+// The --observation option shared by the commands that read observations.
+#include <string>
+
+#include "cli/commands.h"
+
+namespace looprace::cli {
+
+void add_observation_option(CLI::App* cmd, stats::ObservationKind* kind) {
+  cmd->add_option("--observation", *kind,
+                  "raw: a loop's cycles summed over its entries in a run; filtered: with the "
+                  "entries other work visibly disturbed taken out (docs/formats.md, "
+                  "Observations)")
+      ->transform(CLI::Validator(
+          [](std::string& text) -> std::string {
+            try {
+              text = std::to_string(static_cast<int>(stats::observation_kind_from_string(text)));
+              return {};
+            } catch (const std::invalid_argument& e) {
+              return e.what();
+            }
+          },
+          ""))
+      ->option_text("raw|filtered (default raw)");
+}
+
+}  // namespace looprace::cli
