@@ -6,6 +6,7 @@ Import it from a script beside or below benchmarks/ with
 """
 import json
 import subprocess
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,3 +50,17 @@ def report_json(looprace, store):
     out = subprocess.run([str(looprace), "report", "--store", str(store), "--json"],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)
+
+
+@contextmanager
+def busy_neighbour(enabled, cpu=0):
+    """A process spinning on CPU `cpu` while the block runs: a machine with other work."""
+    spinner = None
+    if enabled:
+        spinner = subprocess.Popen(["taskset", "-c", str(cpu), "sh", "-c", "while :; do :; done"])
+    try:
+        yield
+    finally:
+        if spinner:
+            spinner.kill()
+            spinner.wait()

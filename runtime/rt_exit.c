@@ -89,7 +89,7 @@ static void write_records(enum rt_exit_how how, int status) {
                             .probe = probe_ticks,
                             .probe_call = probe_call_ticks,
                             .dropped = dropped};
-  rt_machine_read(&end.nivcsw, &end.run_delay_ns, &end.steal_ticks);
+  rt_machine_read(&end.nivcsw, &end.run_delay_ns, &end.steal_ticks, &end.off_cpu_ns);
   length += rt_format_end_line(output + length, &process, &end);
 
   int fd = open(destination, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);

@@ -100,6 +100,7 @@ size_t rt_format_end_line(char* out, const struct rt_process_line* process,
   end = put_field(end, "nivcsw", end_line->nivcsw);
   end = put_field(end, "run_delay_ns", end_line->run_delay_ns);
   end = put_field(end, "steal_ticks", end_line->steal_ticks);
+  end = put_field(end, "off_cpu_ns", end_line->off_cpu_ns);
   *end++ = '\n';
   return (size_t)(end - out);
 }

@@ -52,6 +52,7 @@ struct rt_end_line {
   uint64_t nivcsw;
   uint64_t run_delay_ns;
   uint64_t steal_ticks;
+  uint64_t off_cpu_ns; /* wall time less CPU time since start-up */
 };
 
 /* Each writes one '\n'-terminated line (at most RT_LINE_MAX bytes) at `out` and returns its

@@ -83,10 +83,12 @@ uint64_t rt_clock_tsc_hz(void);
  * empty entry/exit pair with its __looprace_record call. */
 void rt_clock_measure_probe(uint64_t* probe, uint64_t* probe_call);
 
-/* Machine disturbance (rt_machine.c). At start-up: remembers the steal counter. At exit, async-
- * signal-safe: involuntary context switches, run-queue wait of the calling thread (ns) and steal
- * ticks since start-up. */
+/* Machine disturbance (rt_machine.c). At start-up: remembers the steal counter and the time. At
+ * exit, async-signal-safe: involuntary context switches, run-queue wait of the calling thread
+ * (ns), steal ticks since start-up, and the ns of wall time the process spent off every CPU
+ * (wall time less its CPU time, over all its threads). */
 void rt_machine_start(void);
-void rt_machine_read(uint64_t* nivcsw, uint64_t* run_delay_ns, uint64_t* steal_ticks);
+void rt_machine_read(uint64_t* nivcsw, uint64_t* run_delay_ns, uint64_t* steal_ticks,
+                     uint64_t* off_cpu_ns);
 
 #endif

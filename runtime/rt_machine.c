@@ -3,11 +3,20 @@
  * disturbed from the loop's own time. */
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rt_internal.h"
 
 static uint64_t steal_at_start;
+static uint64_t wall_at_start_ns;
+static uint64_t cpu_at_start_ns;
+
+static uint64_t clock_ns(clockid_t clock) {
+  struct timespec now;
+  if (clock_gettime(clock, &now) != 0) return 0;
+  return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
 
 /* Reads up to `size` - 1 bytes of `path` into `text`, NUL-terminated; 0 bytes on failure. */
 static size_t read_small_file(const char* path, char* text, size_t size) {
@@ -42,9 +51,18 @@ static uint64_t read_steal(void) {
   return nth_number(text, 7);
 }
 
-void rt_machine_start(void) { steal_at_start = read_steal(); }
+void rt_machine_start(void) {
+  steal_at_start = read_steal();
+  wall_at_start_ns = clock_ns(CLOCK_MONOTONIC);
+  cpu_at_start_ns = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+}
 
-void rt_machine_read(uint64_t* nivcsw, uint64_t* run_delay_ns, uint64_t* steal_ticks) {
+void rt_machine_read(uint64_t* nivcsw, uint64_t* run_delay_ns, uint64_t* steal_ticks,
+                     uint64_t* off_cpu_ns) {
+  /* A CPU-bound process is off a CPU only when something else took it (or it waited for I/O). */
+  uint64_t wall = clock_ns(CLOCK_MONOTONIC) - wall_at_start_ns;
+  uint64_t cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu_at_start_ns;
+  *off_cpu_ns = wall > cpu ? wall - cpu : 0;
   struct rusage usage;
   *nivcsw = getrusage(RUSAGE_SELF, &usage) == 0 ? (uint64_t)usage.ru_nivcsw : 0;
   char text[128];

@@ -433,6 +433,7 @@ void Racer::fill_run_row(store::RunRow& row, const run::RunResult& result) {
   row.observations = observations_of(result);
   row.nivcsw = result.observations.nivcsw;
   row.steal_ticks = result.observations.steal_ticks;
+  row.off_cpu_ns = result.observations.off_cpu_ns;
   if (!judgement.ok()) {
     row.ok = false;
     row.reason = fmt::format("{}: {}", run::failure_name(judgement.failure), judgement.message);
@@ -518,8 +519,9 @@ plans::Decision Racer::race_and_confirm(LoopRace& r, LiveSampler& sampler,
   r.outcome.measured = sampler.measured();
   if (r.retaken > 0) {
     r.outcome.notes.push_back(fmt::format(
-        "{} run(s) taken again: the host stole time from them and the loop's entries could "
-        "not be filtered{}",
+        "{} run(s) taken again: other work visibly took the CPU from them (off the CPU for "
+        "over 250 us, or time stolen by the host) and the loop's entries could not be "
+        "filtered{}",
         r.retaken,
         r.accepted ? fmt::format("; {} still disturbed after {} retakes counted as they were",
                                  r.accepted, kMaxRetakes)

@@ -65,6 +65,7 @@ RunObservations summarize_records(const std::string& text) {
     if (process.probe > 0) probes.push_back(process.probe);
     result.nivcsw += process.nivcsw;
     result.steal_ticks = std::max(result.steal_ticks, process.steal_ticks);
+    result.off_cpu_ns += process.off_cpu_ns;
     if (process.dropped > 0) {
       result.problems.push_back(
           fmt::format("process {} dropped {} loop entries (its loop table was full)", process.pid,

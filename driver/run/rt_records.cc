@@ -209,6 +209,7 @@ void read_end(FieldReader& reader, RtProcessRecords& process, std::uint64_t& loo
   process.nivcsw = reader.optional_u64("nivcsw");
   process.run_delay_ns = reader.optional_u64("run_delay_ns");
   process.steal_ticks = reader.optional_u64("steal_ticks");
+  process.off_cpu_ns = reader.optional_u64("off_cpu_ns");
 }
 
 // Loop lines seen since the last end line: one process's block, until its end line comes.

@@ -58,6 +58,7 @@ struct RtProcessRecords {
   std::uint64_t nivcsw = 0;      // involuntary context switches (0 when not written)
   std::uint64_t run_delay_ns = 0;  // ns the exiting thread waited runnable for a CPU
   std::uint64_t steal_ticks = 0;   // the host's steal time over the process's life
+  std::uint64_t off_cpu_ns = 0;    // wall time less CPU time: runnable or waiting, not running
   std::vector<RtLoopRecord> loops;
 };
 

@@ -36,7 +36,7 @@ CREATE TABLE IF NOT EXISTS runs(
   layout INTEGER NOT NULL, env_padding INTEGER NOT NULL, taken TEXT NOT NULL,
   wall_seconds REAL NOT NULL, exit_status INTEGER NOT NULL, ok INTEGER NOT NULL,
   reason TEXT NOT NULL, nivcsw INTEGER NOT NULL DEFAULT 0,
-  steal_ticks INTEGER NOT NULL DEFAULT 0);
+  steal_ticks INTEGER NOT NULL DEFAULT 0, off_cpu_ns INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS runs_by_target ON runs(program, kind, target_loop, id);
 CREATE TABLE IF NOT EXISTS observations(
   run INTEGER NOT NULL REFERENCES runs(id), loop TEXT NOT NULL,
@@ -62,7 +62,8 @@ constexpr const char* kMigrations[] = {
     "ALTER TABLE observations ADD COLUMN filtered_cycles REAL;"
     "ALTER TABLE observations ADD COLUMN disturbed INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE runs ADD COLUMN nivcsw INTEGER NOT NULL DEFAULT 0;"
-    "ALTER TABLE runs ADD COLUMN steal_ticks INTEGER NOT NULL DEFAULT 0;",
+    "ALTER TABLE runs ADD COLUMN steal_ticks INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE runs ADD COLUMN off_cpu_ns INTEGER NOT NULL DEFAULT 0;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion - 1);
 
@@ -511,8 +512,8 @@ std::int64_t Store::add_run(std::int64_t program, std::int64_t session, const Ru
   Transaction t(db_);
   Statement q(db_,
               "INSERT INTO runs(uid, program, session, kind, target_loop, grp, round, layout, "
-              "env_padding, taken, wall_seconds, exit_status, ok, reason, nivcsw, steal_ticks) "
-              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+              "env_padding, taken, wall_seconds, exit_status, ok, reason, nivcsw, steal_ticks, "
+              "off_cpu_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   q.bind(1, unique_id())
       .bind(2, program)
       .bind(3, session)
@@ -529,6 +530,7 @@ std::int64_t Store::add_run(std::int64_t program, std::int64_t session, const Ru
       .bind(14, run.reason)
       .bind(15, static_cast<std::int64_t>(run.nivcsw))
       .bind(16, static_cast<std::int64_t>(run.steal_ticks))
+      .bind(17, static_cast<std::int64_t>(run.off_cpu_ns))
       .run();
   std::int64_t id = sqlite3_last_insert_rowid(db_);
   Statement obs(db_,
@@ -554,7 +556,7 @@ std::vector<RunRow> Store::runs(std::int64_t program, RunKind kind,
   bool by_target = kind == RunKind::kRace || kind == RunKind::kWarmup;
   std::string sql =
       "SELECT id, kind, target_loop, grp, round, layout, env_padding, wall_seconds, exit_status, "
-      "ok, reason, nivcsw, steal_ticks FROM runs WHERE program=? AND kind=?";
+      "ok, reason, nivcsw, steal_ticks, off_cpu_ns FROM runs WHERE program=? AND kind=?";
   if (by_target) sql += " AND target_loop=?";
   sql += " ORDER BY round, id";
   Statement q(db_, sql.c_str());
@@ -577,6 +579,7 @@ std::vector<RunRow> Store::runs(std::int64_t program, RunKind kind,
     r.reason = q.text(10);
     r.nivcsw = static_cast<std::uint64_t>(q.integer(11));
     r.steal_ticks = static_cast<std::uint64_t>(q.integer(12));
+    r.off_cpu_ns = static_cast<std::uint64_t>(q.integer(13));
     index[r.id] = out.size();
     out.push_back(std::move(r));
   }
@@ -791,13 +794,13 @@ Store::MergeCounts Store::merge_from(const Store& other, bool force) {
   {
     Statement q(other.db_,
                 "SELECT id, uid, program, session, kind, target_loop, grp, round, layout, "
-                "env_padding, taken, wall_seconds, exit_status, ok, reason, nivcsw, steal_ticks "
-                "FROM runs ORDER BY id");
+                "env_padding, taken, wall_seconds, exit_status, ok, reason, nivcsw, steal_ticks, "
+                "off_cpu_ns FROM runs ORDER BY id");
     while (q.step()) {
       Statement ins(db_,
                     "INSERT OR IGNORE INTO runs(uid, program, session, kind, target_loop, grp, "
                     "round, layout, env_padding, taken, wall_seconds, exit_status, ok, reason, "
-                    "nivcsw, steal_ticks) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                    "nivcsw, steal_ticks, off_cpu_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
       auto session = session_map.find(q.integer(3));
       ins.bind(1, q.text(1)).bind(2, program_map.at(q.integer(2)));
       if (session == session_map.end()) {
@@ -818,6 +821,7 @@ Store::MergeCounts Store::merge_from(const Store& other, bool force) {
           .bind(14, q.text(14))
           .bind_column(15, q, 15)
           .bind_column(16, q, 16)
+          .bind_column(17, q, 17)
           .run();
       if (sqlite3_changes(db_) == 0) continue;  // already merged
       ++counts.runs;

@@ -101,6 +101,7 @@ struct RunRow {
   std::string reason;             // why not ok
   std::uint64_t nivcsw = 0;       // involuntary context switches of the run's processes
   std::uint64_t steal_ticks = 0;  // the host's steal time during the run
+  std::uint64_t off_cpu_ns = 0;   // the processes' wall time less their CPU time
   std::vector<LoopObservation> observations;
 };
 

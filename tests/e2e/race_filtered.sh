@@ -34,7 +34,7 @@ expect_error "observation kind 'sum' is neither raw nor filtered" \
 cp store.db old.db
 sqlite3 old.db "alter table observations drop column filtered_cycles;
   alter table observations drop column disturbed; alter table runs drop column nivcsw;
-  alter table runs drop column steal_ticks; update meta set value='1' where key='schema'"
+  alter table runs drop column steal_ticks; alter table runs drop column off_cpu_ns; update meta set value='1' where key='schema'"
 "$looprace" report --store old.db --json >old.json
 [ "$(sqlite3 old.db "select value from meta where key='schema'")" = 2 ] || fail "not migrated to schema 2"
 [ "$(sqlite3 old.db "select count(*) from observations where filtered_cycles is not null")" = 0 ] ||

@@ -86,6 +86,7 @@ TEST(RtRecords, RoundTripOfRandomProcessBlocks) {
                       random_u64(random),
                       random_u64(random),
                       random_u64(random),
+                      random_u64(random),
                       random_u64(random)};
       text += format_end(process, end);
       processes.push_back(process);
@@ -110,6 +111,7 @@ TEST(RtRecords, RoundTripOfRandomProcessBlocks) {
       EXPECT_EQ(parsed.nivcsw, ends[p].nivcsw);
       EXPECT_EQ(parsed.run_delay_ns, ends[p].run_delay_ns);
       EXPECT_EQ(parsed.steal_ticks, ends[p].steal_ticks);
+      EXPECT_EQ(parsed.off_cpu_ns, ends[p].off_cpu_ns);
       ASSERT_EQ(parsed.loops.size(), loops[p].size());
       for (std::size_t l = 0; l < loops[p].size(); ++l) {
         const RtLoopRecord& loop = parsed.loops[l];
@@ -138,7 +140,7 @@ TEST(RtRecords, LongestLinesFitTheBuffer) {
   rt_loop_line loop{UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
                     UINT64_MAX, UINT64_MAX, UINT64_MAX, {},         {}};
   for (int b = 0; b < RT_HIST_MAX; ++b) loop.hist_entries[b] = loop.hist_cycles[b] = UINT64_MAX;
-  rt_end_line end{UINT64_MAX, RT_EXIT_SIGNAL, INT64_MIN,  UINT64_MAX, UINT64_MAX,
+  rt_end_line end{UINT64_MAX, RT_EXIT_SIGNAL, INT64_MIN,  UINT64_MAX, UINT64_MAX, UINT64_MAX,
                   UINT64_MAX, UINT64_MAX,     UINT64_MAX, UINT64_MAX, UINT64_MAX};
   EXPECT_LE(format_loop(process, loop).size(), std::size_t{RT_LINE_MAX});
   EXPECT_LE(format_end(process, end).size(), std::size_t{RT_LINE_MAX});
