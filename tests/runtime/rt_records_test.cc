@@ -149,14 +149,20 @@ TEST(RtRecords, LongestLinesFitTheBuffer) {
 TEST(RtRecords, ReadsTheDocumentedExample) {
   RtRecords records = parse_rt_records(
       "looprace-rt 1 loop pid=4242 ppid=4200 forked=0 id=1a2b3c4d5e6f7081 entries=10 "
-      "cycles=1234567 min=100 max=200000 migrated=0 nested=0 threads=1\n"
+      "cycles=1234567 min=100 max=1100000 migrated=0 nested=0 threads=1 "
+      "hist=6:8:900,17:1:133667,20:1:1100000\n"
       "looprace-rt 1 end pid=4242 ppid=4200 forked=0 loops=1 how=exit status=0 "
-      "tsc_hz=2600000000 probe=52 probe_call=134 dropped=0\n");
+      "tsc_hz=2600000000 probe=52 probe_call=134 dropped=0 nivcsw=1 run_delay_ns=0 "
+      "steal_ticks=0 off_cpu_ns=31000\n");
   ASSERT_TRUE(records.problems.empty());
   ASSERT_EQ(records.processes.size(), 1u);
   EXPECT_EQ(records.processes[0].loops.at(0).id, "1a2b3c4d5e6f7081");
   EXPECT_EQ(records.processes[0].loops.at(0).cycles, 1234567u);
   EXPECT_EQ(records.processes[0].tsc_hz, 2600000000u);
+  EXPECT_EQ(records.processes[0].loops.at(0).histogram,
+            (std::vector<RtBucket>{{6, 8, 900}, {17, 1, 133667}, {20, 1, 1100000}}));
+  EXPECT_EQ(records.processes[0].nivcsw, 1u);
+  EXPECT_EQ(records.processes[0].off_cpu_ns, 31000u);
 }
 
 TEST(RtRecords, LoopLinesWithoutTheirEndLineAreNotAProcess) {
