@@ -8,7 +8,7 @@
 //   # comments, anywhere a token could start
 //   <id> <file:line:col> <function> <index/loops> <factor> [key=value ...]
 //
-// '%' escapes (%20 blank, %23 '#', %25 '%', any %XX) are used in the location, the function
+// '%' escapes (%20 blank, %23 '#', %25 '%', %3D '=', any %XX) are used in the location, the function
 // and evidence values, so that blanks and '#' in names survive a round trip.
 #ifndef LOOPRACE_PLUGIN_PROFILE_GRAMMAR_H
 #define LOOPRACE_PLUGIN_PROFILE_GRAMMAR_H
@@ -67,9 +67,10 @@ using ParseResult = std::variant<Profile, ParseError>;
 
 namespace detail {
 
-// Characters that would split a token, start a comment or be ambiguous when unescaped.
+// Characters that would split a token, start a comment or be ambiguous when unescaped ('='
+// ends an evidence key).
 inline bool needs_escape(char c) {
-  return c == '%' || c == '#' || static_cast<unsigned char>(c) <= ' ' || c == '\x7f';
+  return c == '%' || c == '#' || c == '=' || static_cast<unsigned char>(c) <= ' ' || c == '\x7f';
 }
 
 inline int hex_value(char c) {
@@ -267,7 +268,8 @@ inline ParseResult parse(std::string_view text) {
     entry.source_line = line_number;
     profile.entries.push_back(std::move(entry));
   }
-  if (!seen_magic) return ParseError{"empty profile: missing 'looprace-profile 1'", line_number};
+  if (!seen_magic)
+    return ParseError{"empty profile: missing 'looprace-profile 1'", std::max(line_number, 1)};
   return profile;
 }
 

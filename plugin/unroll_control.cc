@@ -32,11 +32,19 @@ bool UnrollControl::load_profile(const std::string& path, std::string& error) {
   std::string text;
   char buffer[65536];
   std::size_t got;
-  while ((got = fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, got);
+  while ((got = fread(buffer, 1, sizeof buffer, file)) > 0 && text.size() <= kMaxProfileBytes)
+    text.append(buffer, got);
   bool read_failed = ferror(file);
   fclose(file);
   if (read_failed) {
     error = "cannot read profile '" + path + "'";
+    return false;
+  }
+  // A profile has a line per raced loop; /dev/zero or a mistaken path to a binary must give a
+  // diagnostic, not exhaust the compiler's memory.
+  if (text.size() > kMaxProfileBytes) {
+    error = "profile '" + path + "' is larger than " + std::to_string(kMaxProfileBytes >> 20) +
+            " MiB: not a looprace profile";
     return false;
   }
   profile::ParseResult parsed = profile::parse(text);

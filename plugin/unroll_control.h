@@ -16,6 +16,8 @@ class UnrollControl {
 
   // Reads a profile file; false with a message naming the file (and line).
   bool load_profile(const std::string& path, std::string& error);
+  // Profiles larger than this are refused (a profile line is under 1 KiB).
+  static constexpr std::size_t kMaxProfileBytes = std::size_t{64} << 20;
 
   bool empty() const { return requests_.empty() && profile_.entries.empty(); }
 

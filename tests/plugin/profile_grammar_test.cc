@@ -89,7 +89,7 @@ TEST(ProfileGrammar, RoundTripsEntriesAndComments) {
   odd.index = 3;
   odd.loops = 4;
   odd.factor = 16;
-  odd.evidence = {{"note", "two words"}, {"empty", ""}};
+  odd.evidence = {{"note", "two words"}, {"empty", ""}, {"k=v", "a=b%c#d"}, {"k", "=v"}};
   profile.entries.push_back(odd);
   lp::Entry bare = sample_entry();
   bare.id = "ffffffffffffffff";
@@ -162,7 +162,8 @@ TEST_P(ProfileGrammarMalformed, ReportsLineAndReason) {
 INSTANTIATE_TEST_SUITE_P(
     EveryCase, ProfileGrammarMalformed,
     testing::Values(
-        MalformedCase{"", 0, "missing 'looprace-profile 1'"},
+        MalformedCase{"", 1, "missing 'looprace-profile 1'"},
+        MalformedCase{"# only a comment\n\n", 2, "missing 'looprace-profile 1'"},
         MalformedCase{"# only a comment\n\n", 2, "missing"},
         MalformedCase{"1a2b3c4d5e6f7081 a.c:1:1 f 0/1 4\n", 1, "not a looprace profile"},
         MalformedCase{"looprace-profile 2\n", 1, "unsupported profile version"},
