@@ -8,8 +8,8 @@
 //   # comments, anywhere a token could start
 //   <id> <file:line:col> <function> <index/loops> <factor> [key=value ...]
 //
-// '%' escapes (%20 blank, %23 '#', %25 '%', %3D '=', any %XX) are used in the location, the function
-// and evidence values, so that blanks and '#' in names survive a round trip.
+// '%' escapes (%20 blank, %23 '#', %25 '%', %3D '=', any %XX) are used in the location, the
+// function and evidence values, so that blanks and '#' in names survive a round trip.
 #ifndef LOOPRACE_PLUGIN_PROFILE_GRAMMAR_H
 #define LOOPRACE_PLUGIN_PROFILE_GRAMMAR_H
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -102,14 +103,15 @@ void add_race_command(CLI::App& app) {
                   "Race this loop (16-hex-digit id or file:line:col); repeatable");
   cmd->add_option("--hot", options->hot,
                   "Race the N hottest innermost loops without calls (measured); default 3 when no "
-                  "--loop is given");
+                  "--loop is given")
+      ->check(CLI::Range(1u, 100000u));
   cmd->add_option("--min-share", options->min_share,
                   "--hot takes only loops with at least this share of the program's cycles")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_flag("--prefer-default,!--no-prefer-default", options->prefer_default,
-                "Keep GCC's choice (factor 0) when it is among the winners and the confirmation "
-                "runs' Speedup-Test does not show the best faster by more than --epsilon")
+                "Keep GCC's choice (factor 0) unless the confirmation runs show the chosen factor "
+                "faster by more than --epsilon, whether or not factor 0 survived the race")
       ->default_val(true);
   auto* together = cmd->add_flag(
       "--together", options->together,
@@ -121,7 +123,8 @@ void add_race_command(CLI::App& app) {
                 "to another factor's, as the paper's experiments did (a baseline to measure "
                 "deduplication against; it only costs runs)");
   cmd->add_option("--jobs,-j", options->jobs, "Variant builds run in parallel")
-      ->default_val(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+      ->default_val(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)))
+      ->check(CLI::Range(1u, 4096u));
   cmd->add_option("--factors", options->factors,
                   "Factors to race (default 0..16; 0 = GCC's choice, always raced)")
       ->check(CLI::Range(0, 16))
@@ -162,7 +165,15 @@ void add_race_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--timeout", options->timeout_seconds,
                   "Seconds a run may take before it is killed and its variant disqualified "
-                  "(default: 20 x the baseline's run, at least 10)");
+                  "(default: 20 x the baseline's run, at least 10)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            char* end = nullptr;
+            double seconds = std::strtod(text.c_str(), &end);
+            if (end == text.c_str() || *end != '\0') return "'" + text + "' is not a number";
+            return seconds > 0 ? "" : "a time limit must be more than 0 seconds";
+          },
+          "SECONDS > 0"));
   cmd->add_flag("--check-output,!--no-check-output", options->check_output,
                 "Disqualify variants whose stdout or exit status differ from the baseline's")
       ->default_val(true);

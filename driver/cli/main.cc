@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "cli/commands.h"
 
@@ -19,6 +20,19 @@ int main(int argc, char** argv) {
   looprace::cli::add_compare_command(app);
   looprace::cli::add_report_command(app);
   looprace::cli::add_export_command(app);
+  // CLI11 says only "A subcommand is required" for `looprace train`, and prints the main help
+  // for `looprace train --help`: name the word and the subcommands instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    auto known = app.get_subcommands([&](const CLI::App* c) { return c->get_name() == argv[1]; });
+    if (known.empty()) {
+      std::string names;
+      for (const CLI::App* c : app.get_subcommands([](const CLI::App*) { return true; }))
+        names += (names.empty() ? "" : ", ") + c->get_name();
+      std::fprintf(stderr, "looprace: error: unknown subcommand '%s' (subcommands: %s)\n", argv[1],
+                   names.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -44,6 +44,16 @@ expect_error 'bad.profile:2:' \
 [ "$(cat bad.profile)" = "$(printf 'looprace-profile 1\n0123 kernel.c:1:1 main 0/1 4')" ] || fail "the bad profile was overwritten"
 [ "$(cat p.profile)" = "$profile" ] || fail "the good profile changed"
 
+# Nonsense on the command line is refused by name, never taken for a default.
+expect_error "unknown subcommand 'train' \(subcommands: version, loops, race" "$looprace" train
+expect_error "unknown subcommand 'train'" "$looprace" train --help
+expect_error "--jobs: Value 0 not in range 1" "$looprace" race --build "$build_cmd" --run "$run" -j 0
+expect_error "--hot: Value 0 not in range 1" "$looprace" race --build "$build_cmd" --run "$run" --hot 0
+expect_error "--timeout: a time limit must be more than 0 seconds" \
+  "$looprace" race --build "$build_cmd" --run "$run" --timeout 0
+expect_error "--timeout: 'soon' is not a number" \
+  "$looprace" race --build "$build_cmd" --run "$run" --timeout soon
+
 # Merging copies every run once, however often it is repeated.
 "$looprace" merge all.db store.db >/dev/null
 "$looprace" merge all.db store.db >/dev/null

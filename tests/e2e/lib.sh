@@ -32,7 +32,7 @@ expect_error() {
     cat "$work/err.out" >&2
     fail "succeeded but should have failed: $*"
   fi
-  grep -Eq "$pattern" "$work/err.out" || {
+  grep -Eq -e "$pattern" "$work/err.out" || {
     cat "$work/err.out" >&2
     fail "the error message does not match /$pattern/"
   }
