@@ -20,8 +20,11 @@ constexpr std::size_t kTailLines = 30;
 }
 
 std::string BuildResult::failure_message() const {
-  std::string message =
-      fmt::format("build of {} failed ({}) in {}", label, process.describe(), dir.string());
+  std::string message = fmt::format("build of {} failed ({}{}) in {}", label, process.describe(),
+                                    process.ending == run::Ending::timed_out
+                                        ? "; raise the limit with --build-timeout SECONDS"
+                                        : "",
+                                    dir.string());
   if (output_tail.empty()) return message + "; it printed nothing";
   return message + "; last lines of its output:\n" + output_tail;
 }

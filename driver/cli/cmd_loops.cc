@@ -37,7 +37,7 @@ void list_loops(const LoopsOptions& o) {
   ws.run_command = o.run_command;
   ws.srcdir = std::filesystem::current_path();
   ws.workdir = std::filesystem::absolute(o.workdir);
-  if (o.timeout_seconds > 0) {
+  if (o.timeout_seconds > 0) {  // else the first-run limit
     ws.run_timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_seconds * 1e3));
   }
   race::Baseline baseline = race::build_baseline(ws);
@@ -111,7 +111,8 @@ void add_loops_command(CLI::App& app) {
   cmd->add_option("--run", options->run_command,
                   "Run command; measures cycles per run and share of the program per loop");
   cmd->add_option("--runs", options->runs, "Runs that measure hotness")->capture_default_str();
-  cmd->add_option("--timeout", options->timeout_seconds, "Seconds a run may take (0: no limit)");
+  cmd->add_option("--timeout", options->timeout_seconds, "Seconds a run may take (default: 300)")
+      ->check(positive_seconds());
   cmd->add_option("--workdir", options->workdir, "Where the builds go")->capture_default_str();
   cmd->add_flag("--json", options->json, "One JSON object per loop and line");
   cmd->footer(R"txt(Examples:

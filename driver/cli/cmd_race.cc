@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -165,15 +164,12 @@ void add_race_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--timeout", options->timeout_seconds,
                   "Seconds a run may take before it is killed and its variant disqualified "
-                  "(default: 20 x the baseline's run, at least 10)")
-      ->check(CLI::Validator(
-          [](const std::string& text) -> std::string {
-            char* end = nullptr;
-            double seconds = std::strtod(text.c_str(), &end);
-            if (end == text.c_str() || *end != '\0') return "'" + text + "' is not a number";
-            return seconds > 0 ? "" : "a time limit must be more than 0 seconds";
-          },
-          "SECONDS > 0"));
+                  "(default: 20 x the baseline's run, at least 10; 300 for the baseline's own)")
+      ->check(positive_seconds());
+  cmd->add_option("--build-timeout", options->build_timeout_seconds,
+                  "Seconds a build may take before it is killed (default: 10 x the baseline's "
+                  "build, at least 120; 1800 for the baseline's own)")
+      ->check(positive_seconds());
   cmd->add_flag("--check-output,!--no-check-output", options->check_output,
                 "Disqualify variants whose stdout or exit status differ from the baseline's")
       ->default_val(true);

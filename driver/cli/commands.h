@@ -9,6 +9,8 @@ namespace looprace::cli {
 
 // --observation raw|filtered, the same option for race, replay, report and export.
 void add_observation_option(CLI::App* cmd, stats::ObservationKind* kind);
+// Checks a time limit in seconds: a number above 0.
+CLI::Validator positive_seconds();
 
 // Subcommands add themselves below; main() calls every one in this order.
 void add_version_command(CLI::App& app);

@@ -96,6 +96,7 @@ Baseline build_baseline(const Workspace& ws) {
   spec.table = table_file;
   auto result = build::run_build(build_job(ws, spec, baseline.dir, "baseline"));
   if (!result.ok()) throw Error(result.failure_message());
+  baseline.build_seconds = result.process.wall_seconds;
   baseline.table = build::read_loop_table_dir(baseline.dir);
   if (baseline.table.rows.empty() && std::filesystem::exists(table_file)) {
     baseline.table = build::read_loop_table_file(table_file);
@@ -115,9 +116,11 @@ run::RunResult reference_run(const Workspace& ws, const Baseline& baseline) {
   if (!result.process.succeeded()) {
     std::string tail = run::last_lines(result.process.err.tail, 15);
     if (tail.empty()) tail = run::last_lines(result.process.out.tail, 15);
-    throw Error(fmt::format("the run command fails for the baseline build ({}): {}{}{}",
-                            result.process.describe(), ws.run_command,
-                            tail.empty() ? "" : "\nlast lines of its output:\n", tail));
+    throw Error(fmt::format(
+        "the run command fails for the baseline build ({}{}): {}{}{}", result.process.describe(),
+        result.process.ending == run::Ending::timed_out ? "; raise the limit with --timeout SECONDS"
+                                                        : "",
+        ws.run_command, tail.empty() ? "" : "\nlast lines of its output:\n", tail));
   }
   return result;
 }

@@ -34,8 +34,12 @@ struct Workspace {
   std::filesystem::path workdir;  // variant directories live here (absolute)
   std::filesystem::path srcdir;   // where looprace was started: cwd of the run command
   unsigned jobs = 2;
-  std::chrono::milliseconds build_timeout{0};
-  std::chrono::milliseconds run_timeout{0};
+  // Every build and run has a limit: before anything was measured the generous first ones,
+  // then limits derived from the baseline's (Racer::prepare; --build-timeout, --timeout).
+  std::chrono::milliseconds build_timeout = kFirstBuildLimit;
+  std::chrono::milliseconds run_timeout = kFirstRunLimit;
+  static constexpr std::chrono::milliseconds kFirstBuildLimit{30 * 60 * 1000};
+  static constexpr std::chrono::milliseconds kFirstRunLimit{5 * 60 * 1000};
   std::optional<int> pin_cpu;
   std::vector<std::filesystem::path> check_files;
 };
@@ -54,6 +58,7 @@ run::RunResult run_build_once(const Workspace& ws, const std::filesystem::path& 
 struct Baseline {
   std::filesystem::path dir;
   build::LoopTable table;
+  double build_seconds = 0;  // wall time of its (fresh) build
 };
 
 // Builds with the plugin loaded and no loop selected, and reads the loop table from the

@@ -20,6 +20,10 @@
 namespace looprace::race::detail {
 namespace {
 
+std::chrono::milliseconds milliseconds(double seconds) {
+  return std::chrono::milliseconds(static_cast<long>(seconds * 1e3));
+}
+
 int exit_status_of(const run::ProcessResult& p) {
   switch (p.ending) {
     case run::Ending::exited:
@@ -83,8 +87,9 @@ void Racer::prepare() {
   ws_.jobs = std::max(1u, options_.jobs);
   ws_.pin_cpu = options_.pin_cpu;
   ws_.check_files = options_.check_files;
-  if (options_.timeout_seconds > 0) {
-    ws_.run_timeout = std::chrono::milliseconds(static_cast<long>(options_.timeout_seconds * 1e3));
+  if (options_.timeout_seconds > 0) ws_.run_timeout = milliseconds(options_.timeout_seconds);
+  if (options_.build_timeout_seconds > 0) {
+    ws_.build_timeout = milliseconds(options_.build_timeout_seconds);
   }
   facts_ = run::collect_machine_facts(ws_.toolchain.cc, options_.pin_cpu);
 
@@ -104,8 +109,10 @@ void Racer::prepare() {
   store_->bind_identity(identity, options_.force);
   program_ = store_->program(options_.build_command, options_.run_command);
   if (options_.timeout_seconds <= 0) {
-    double limit = std::max(10.0, 20 * reference_.process.wall_seconds);
-    ws_.run_timeout = std::chrono::milliseconds(static_cast<long>(limit * 1e3));
+    ws_.run_timeout = milliseconds(std::max(10.0, 20 * reference_.process.wall_seconds));
+  }
+  if (options_.build_timeout_seconds <= 0) {
+    ws_.build_timeout = milliseconds(std::max(120.0, 10 * baseline_.build_seconds));
   }
 
   nlohmann::json facts = facts_.to_json();
@@ -115,6 +122,7 @@ void Racer::prepare() {
   }
   facts["baseline_wall_seconds"] = reference_.process.wall_seconds;
   facts["run_timeout_seconds"] = ws_.run_timeout.count() / 1e3;
+  facts["build_timeout_seconds"] = ws_.build_timeout.count() / 1e3;
   facts["plan"] = plan;
   facts["seed"] = options_.seed;
   facts["looprace_version"] = options_.looprace_version;

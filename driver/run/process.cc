@@ -156,6 +156,31 @@ struct Pipe {
   _exit(127);
 }
 
+// The group leader's answer to its parent's death: kill the group (the shell and whatever it
+// started, which the kernel's parent-death signal would leave running). Async-signal-safe.
+void kill_own_group(int) {
+  kill(0, SIGKILL);
+  _exit(137);
+}
+
+// The group leader between the driver and the shell: waits for the shell and ends the way it
+// ended, so the driver sees the shell's status (and, through wait4, its resource use).
+[[noreturn]] void watch_shell(pid_t shell) {
+  int status = 0;
+  while (waitpid(shell, &status, 0) < 0) {
+    if (errno != EINTR) _exit(127);
+  }
+  if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
+  int signal_number = WTERMSIG(status);
+  signal(signal_number, SIG_DFL);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, signal_number);
+  sigprocmask(SIG_UNBLOCK, &only, nullptr);
+  kill(getpid(), signal_number);
+  _exit(128 + signal_number);
+}
+
 [[noreturn]] void exec_child(const ProcessSpec& spec, const Pipe& out, const Pipe& err,
                              char* const argv[], char* const envp[], int report_fd, pid_t parent) {
   auto fail = [report_fd](const char* what) { child_failed(report_fd, what); };
@@ -169,9 +194,6 @@ struct Pipe {
   if (null_fd < 0) fail("open /dev/null");
   if (dup2(null_fd, 0) < 0 || dup2(out.write, 1) < 0) fail("dup2");
   if (dup2(spec.merge_stderr ? out.write : err.write, 2) < 0) fail("dup2");
-  // If the driver is killed outright (kill -9), the shell goes with it.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(127);  // it died before prctl
   if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) fail("chdir");
   if (spec.pin_cpu) {
     cpu_set_t set;
@@ -179,8 +201,21 @@ struct Pipe {
     CPU_SET(*spec.pin_cpu, &set);
     if (sched_setaffinity(0, sizeof set, &set) != 0) fail("sched_setaffinity");
   }
-  execve("/bin/sh", argv, envp);
-  child_failed(report_fd, "execve /bin/sh");
+  // If the driver is killed outright (kill -9), the whole group goes with it.
+  struct sigaction on_parent_death {};
+  on_parent_death.sa_handler = kill_own_group;
+  sigemptyset(&on_parent_death.sa_mask);
+  sigaction(SIGTERM, &on_parent_death, nullptr);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) kill_own_group(SIGTERM);  // it died before prctl
+  pid_t shell = fork();
+  if (shell < 0) fail("fork");
+  if (shell == 0) {
+    execve("/bin/sh", argv, envp);  // handlers reset to default: the shell starts clean
+    child_failed(report_fd, "execve /bin/sh");
+  }
+  close(report_fd);
+  watch_shell(shell);
 }
 
 }  // namespace

@@ -188,7 +188,7 @@ Judgement judge_run(const RunResult& baseline, const RunResult& candidate,
     case Ending::spawn_failed:
       return {Failure::spawn_failed, run.describe()};
     case Ending::timed_out:
-      return {Failure::timed_out, run.describe()};
+      return {Failure::timed_out, run.describe() + " (the limit is --timeout SECONDS)"};
     case Ending::signaled:
       return {Failure::crashed, run.describe() + stderr_tail()};
     case Ending::exited:

@@ -1,4 +1,5 @@
-// The --observation option shared by the commands that read observations.
+// Options and checks several commands share.
+#include <cstdlib>
 #include <string>
 
 #include "cli/commands.h"
@@ -21,6 +22,17 @@ void add_observation_option(CLI::App* cmd, stats::ObservationKind* kind) {
           },
           ""))
       ->option_text("raw|filtered (default raw)");
+}
+
+CLI::Validator positive_seconds() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        char* end = nullptr;
+        double seconds = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0') return "'" + text + "' is not a number";
+        return seconds > 0 ? "" : "a time limit must be more than 0 seconds";
+      },
+      "SECONDS > 0");
 }
 
 }  // namespace looprace::cli
