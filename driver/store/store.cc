@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <random>
@@ -287,6 +288,7 @@ Store Store::open(const std::filesystem::path& path, bool create) {
       has_tables = q.integer(0) > 0;
     }
     if (has_tables) {
+      s.check_integrity();
       bool has_meta = false;
       {
         Statement q(db, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
@@ -311,9 +313,38 @@ Store Store::open(const std::filesystem::path& path, bool create) {
     if (what.find("file is not a database") != std::string::npos) {
       throw StoreError(fmt::format("store {}: not an SQLite database", path.string()));
     }
+    if (what.find("malformed") != std::string::npos &&
+        what.find(path.string()) == std::string::npos) {
+      throw StoreError(
+          fmt::format("store {} is damaged ({}): restore it from a copy, or race "
+                      "into a new --store",
+                      path.string(), what));
+    }
     throw;
   }
   return s;
+}
+
+void Store::check_integrity() const {
+  // quick_check reads every page (unlike integrity_check it skips the index contents), so a
+  // damaged store is refused before a race writes more into it or a report trusts it.
+  std::string problems;
+  try {
+    Statement q(db_, "PRAGMA quick_check(5)");
+    while (q.step()) {
+      std::string row = q.text(0);
+      std::replace(row.begin(), row.end(), '\n', ' ');
+      if (row != "ok") problems += (problems.empty() ? "" : "; ") + row;
+    }
+  } catch (const StoreError& e) {
+    problems = e.what();
+  }
+  if (!problems.empty()) {
+    throw StoreError(fmt::format(
+        "store {} is damaged (SQLite quick_check: {}): restore it from a copy, or race into a "
+        "new --store",
+        path_.string(), problems));
+  }
 }
 
 void Store::migrate(const std::filesystem::path& path, const std::string& version) {

@@ -218,6 +218,8 @@ class Store {
  private:
   Store(std::filesystem::path path, sqlite3* db);
   void exec(const char* sql) const;
+  // Throws StoreError naming the file when SQLite finds the store damaged.
+  void check_integrity() const;
   // Brings a store of schema `version` to kSchemaVersion; refuses a newer or unknown one.
   void migrate(const std::filesystem::path& path, const std::string& version);
   std::optional<std::string> meta(const std::string& key) const;

@@ -54,6 +54,13 @@ expect_error "--timeout: a time limit must be more than 0 seconds" \
 expect_error "--timeout: 'soon' is not a number" \
   "$looprace" race --build "$build_cmd" --run "$run" --timeout soon
 
+# A store with 4 KB of garbage over one of its pages is refused, by race and report alike.
+cp store.db damaged.db
+dd if=/dev/urandom of=damaged.db bs=4096 seek=2 count=1 conv=notrunc 2>/dev/null
+expect_error "damaged.db is damaged .*restore it from a copy" \
+  "$looprace" race --build "$build_cmd" --run "$run" --loop "$id" --store damaged.db --profile d.profile
+expect_error "damaged.db is damaged" "$looprace" report --store damaged.db
+
 # Merging copies every run once, however often it is repeated.
 "$looprace" merge all.db store.db >/dev/null
 "$looprace" merge all.db store.db >/dev/null
