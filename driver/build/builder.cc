@@ -5,9 +5,11 @@
 #include "build/toolchain.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <set>
 #include <system_error>
@@ -27,6 +29,22 @@ std::string BuildResult::failure_message() const {
                                     dir.string());
   if (output_tail.empty()) return message + "; it printed nothing";
   return message + "; last lines of its output:\n" + output_tail;
+}
+
+std::vector<std::string> fewer_copies_notes(const std::vector<FewerCopies>& clamped) {
+  std::vector<std::string> reasons;
+  std::map<std::string, std::vector<std::string>> pairs;
+  for (const FewerCopies& c : clamped) {
+    std::string how = c.how.empty() ? "no reason given" : c.how;
+    if (!pairs.count(how)) reasons.push_back(how);
+    pairs[how].push_back(fmt::format("{}→{}", c.factor, c.applied));
+  }
+  std::vector<std::string> out;
+  for (const std::string& how : reasons) {
+    out.push_back(
+        fmt::format("GCC made fewer copies than asked ({}): {}", how, fmt::join(pairs[how], " ")));
+  }
+  return out;
 }
 
 BuildResult run_build(const BuildJob& job) {

@@ -36,6 +36,16 @@ struct BuildResult {
 
 BuildResult run_build(const BuildJob& job);
 
+// A factor GCC did not apply as asked: requested copies, the copies it made, and why.
+struct FewerCopies {
+  int factor = 0;
+  int applied = 0;
+  std::string how;
+};
+// One line per reason, "GCC made fewer copies than asked (runtime-pow2): 3→2 5→4", in the
+// order the reasons are first met: the summary and the report say it once, not per factor.
+std::vector<std::string> fewer_copies_notes(const std::vector<FewerCopies>& clamped);
+
 // Runs the jobs with at most `parallel` at once; results in the order of `jobs`.
 // `on_done` (optional) is called, serialized, as each build finishes.
 std::vector<BuildResult> run_builds(const std::vector<BuildJob>& jobs, unsigned parallel,

@@ -327,20 +327,18 @@ bool Racer::setup_loop(LoopRace& r) {
       }
     }
   }
-  std::map<std::string, std::vector<std::string>> not_applied;  // reason -> "requested→applied"
+  std::vector<build::FewerCopies> clamped;
   for (auto& [f, list] : rows) {
     for (auto& v : list) {
       v.group = r.groups.group_of[static_cast<std::size_t>(f)];
       store_->put_variant(program_, v);
       if (f >= 1 && v.layout == 0 && v.applied && *v.applied != f && *v.applied != 0) {
-        not_applied[v.how.empty() ? "no reason given" : v.how].push_back(
-            fmt::format("{}→{}", f, *v.applied));
+        clamped.push_back({f, *v.applied, v.how});
       }
     }
   }
-  for (const auto& [how, pairs] : not_applied) {
-    r.outcome.notes.push_back(
-        fmt::format("GCC made fewer copies than asked ({}): {}", how, fmt::join(pairs, " ")));
+  for (std::string& note : build::fewer_copies_notes(clamped)) {
+    r.outcome.notes.push_back(std::move(note));
   }
   for (const auto& [f, why] : r.failures) {
     r.outcome.notes.push_back(fmt::format("factor {} not raced: {}", f, why));

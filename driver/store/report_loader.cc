@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "build/builder.h"
 #include "store/dataset.h"
 
 namespace looprace::store {
@@ -139,6 +140,7 @@ report::Report load_report(const Store& store, const std::vector<std::string>& s
       l.factors[static_cast<std::size_t>(i)].disqualified = true;
       l.factors[static_cast<std::size_t>(i)].disqualified_reason = "not built (--factors)";
     }
+    std::vector<build::FewerCopies> clamped;
     for (const auto& v : store.variants(program.id, l.id)) {
       if (v.layout != 0 || v.factor < 0 || v.factor > report::kMaxFactor) continue;
       report::FactorResult f;
@@ -158,11 +160,11 @@ report::Report load_report(const Store& store, const std::vector<std::string>& s
         f.cycles = c->second;
       }
       if (v.applied && v.factor >= 1 && *v.applied != v.factor && *v.applied != 0) {
-        l.warnings.push_back(fmt::format("factor {}: GCC made {} copies{}", v.factor, *v.applied,
-                                         v.how.empty() ? "" : " (" + v.how + ")"));
+        clamped.push_back({v.factor, *v.applied, v.how});
       }
       l.factors[static_cast<std::size_t>(v.factor)] = std::move(f);
     }
+    for (std::string& note : build::fewer_copies_notes(clamped)) l.warnings.push_back(note);
     if (d) {
       l.plan = d->plan;
       l.decision = decision_of(*d);

@@ -258,5 +258,18 @@ TEST_F(ElfCodeIdentity, ReadsTheLoopTableSectionOfEveryLinkedObject) {
   EXPECT_TRUE(read_loop_table_elf(build("plain", "-O2") / "prog").rows.empty());
 }
 
+TEST(FewerCopies, OneLinePerReasonInTheOrderMet) {
+  EXPECT_EQ(
+      fewer_copies_notes({{3, 2, "runtime-pow2"},
+                          {5, 4, "runtime-pow2"},
+                          {12, 8, "too-big"},
+                          {6, 4, "runtime-pow2"},
+                          {9, 1, ""}}),
+      (std::vector<std::string>{"GCC made fewer copies than asked (runtime-pow2): 3→2 5→4 6→4",
+                                "GCC made fewer copies than asked (too-big): 12→8",
+                                "GCC made fewer copies than asked (no reason given): 9→1"}));
+  EXPECT_TRUE(fewer_copies_notes({}).empty());
+}
+
 }  // namespace
 }  // namespace looprace::build
