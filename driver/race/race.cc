@@ -107,7 +107,7 @@ void Racer::prepare() {
   reference_ = reference_run(ws_, baseline_);
   // The store takes this program's identity once the program is known to build and run.
   store_->bind_identity(identity, options_.force);
-  program_ = store_->program(options_.build_command, options_.run_command);
+  program_ = program_of_this_code();
   if (options_.timeout_seconds <= 0) {
     ws_.run_timeout = milliseconds(std::max(10.0, 20 * reference_.process.wall_seconds));
   }
@@ -369,6 +369,26 @@ bool Racer::setup_loop(LoopRace& r) {
   }
   r.taken.assign(reps.size(), {});
   return true;
+}
+
+std::int64_t Racer::program_of_this_code() {
+  const std::string code = build::code_identity(baseline_.dir).digest;
+  bool other_code = false;
+  for (const auto& p : store_->programs()) {
+    if (p.build_command == options_.build_command && p.run_command == options_.run_command) {
+      if (p.code == code)
+        return store_->program(options_.build_command, options_.run_command, code);
+      other_code = true;
+    }
+  }
+  if (other_code) {
+    facts_.warnings.push_back(fmt::format(
+        "the program's code is not the code the store {} raced before (the sources, compiler or "
+        "flags changed, or an older looprace raced it): its loops are measured and raced again; "
+        "the earlier observations stay in the store",
+        options_.store.string()));
+  }
+  return store_->program(options_.build_command, options_.run_command, code);
 }
 
 std::optional<double> Racer::take_alone(LoopRace& r, std::size_t version, std::size_t round,

@@ -68,6 +68,9 @@ class Racer {
  private:
   void prepare();
   std::vector<build::LoopRow> choose_loops();
+  // The store's program for these commands and the code the baseline build made: a new one
+  // (with a warning) when the store holds only other code of the same commands.
+  std::int64_t program_of_this_code();
   // Builds the loop's variants, groups them by code, stores them and reads what the store
   // already holds; false when the store has the loop's decision (then in r.outcome).
   bool setup_loop(LoopRace& r);

@@ -18,7 +18,7 @@ CREATE TABLE IF NOT EXISTS sessions(
   command TEXT NOT NULL, facts TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS programs(
   id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL,
-  build_command TEXT NOT NULL, run_command TEXT NOT NULL);
+  build_command TEXT NOT NULL, run_command TEXT NOT NULL, code TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS loops(
   program INTEGER NOT NULL REFERENCES programs(id), id TEXT NOT NULL,
   file TEXT NOT NULL, line INTEGER NOT NULL, col INTEGER NOT NULL, function TEXT NOT NULL,
@@ -65,6 +65,9 @@ constexpr const char* kMigrations[] = {
     "ALTER TABLE runs ADD COLUMN nivcsw INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE runs ADD COLUMN steal_ticks INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE runs ADD COLUMN off_cpu_ns INTEGER NOT NULL DEFAULT 0;",
+    // 3: a program is its commands and the code they build, so a race of edited code never
+    // reuses the decisions and observations of the code before.
+    "ALTER TABLE programs ADD COLUMN code TEXT NOT NULL DEFAULT '';",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion - 1);
 
@@ -420,11 +423,13 @@ void Store::check_identity(const Identity& id, bool force) const {
   }
 }
 
-std::int64_t Store::program(const std::string& build_command, const std::string& run_command) {
+std::int64_t Store::program(const std::string& build_command, const std::string& run_command,
+                            const std::string& code) {
   std::string key = program_key(build_command, run_command);
-  Statement ins(db_,
-                "INSERT OR IGNORE INTO programs(key, build_command, run_command) VALUES(?,?,?)");
-  ins.bind(1, key).bind(2, build_command).bind(3, run_command).run();
+  if (!code.empty()) key += "@" + code;
+  Statement ins(
+      db_, "INSERT OR IGNORE INTO programs(key, build_command, run_command, code) VALUES(?,?,?,?)");
+  ins.bind(1, key).bind(2, build_command).bind(3, run_command).bind(4, code).run();
   Statement q(db_, "SELECT id FROM programs WHERE key=?");
   q.bind(1, key);
   q.step();
@@ -432,9 +437,9 @@ std::int64_t Store::program(const std::string& build_command, const std::string&
 }
 
 std::vector<Store::ProgramRow> Store::programs() const {
-  Statement q(db_, "SELECT id, build_command, run_command, key FROM programs ORDER BY id");
+  Statement q(db_, "SELECT id, build_command, run_command, key, code FROM programs ORDER BY id");
   std::vector<ProgramRow> out;
-  while (q.step()) out.push_back({q.integer(0), q.text(1), q.text(2), q.text(3)});
+  while (q.step()) out.push_back({q.integer(0), q.text(1), q.text(2), q.text(3), q.text(4)});
   return out;
 }
 
@@ -769,7 +774,7 @@ Store::MergeCounts Store::merge_from(const Store& other, bool force) {
   Transaction t(db_);
   std::map<std::int64_t, std::int64_t> program_map, session_map;
   for (const auto& p : other.programs()) {
-    program_map[p.id] = program(p.build_command, p.run_command);
+    program_map[p.id] = program(p.build_command, p.run_command, p.code);
   }
   {
     Statement q(other.db_, "SELECT id, uid, started, command, facts FROM sessions");

@@ -24,7 +24,7 @@ std::string utc_now();
 
 // Bumped whenever the schema changes. An older store is migrated when opened (kMigrations in
 // store.cc); a newer one is refused.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 struct StoreError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -166,7 +166,11 @@ class Store {
   void bind_identity(const Identity& id, bool force);
 
   // Program row for this build/run pair (created on first use); returns its row id.
-  std::int64_t program(const std::string& build_command, const std::string& run_command);
+  // The row of the program these commands build into `code` (a digest of the baseline build's
+  // code; empty: not known), created when missing. Other code, another program: a race never
+  // reuses what was measured of the code before an edit.
+  std::int64_t program(const std::string& build_command, const std::string& run_command,
+                       const std::string& code = "");
   std::int64_t begin_session(const std::string& command, const nlohmann::json& facts);
   std::vector<SessionRow> sessions() const;
 
@@ -203,6 +207,7 @@ class Store {
   struct ProgramRow {
     std::int64_t id = 0;
     std::string build_command, run_command, key;
+    std::string code;  // digest of the baseline build's code; empty in stores before schema 3
   };
   std::vector<ProgramRow> programs() const;
 

@@ -34,13 +34,14 @@ expect_error "observation kind 'sum' is neither raw nor filtered" \
 cp store.db old.db
 sqlite3 old.db "alter table observations drop column filtered_cycles;
   alter table observations drop column disturbed; alter table runs drop column nivcsw;
-  alter table runs drop column steal_ticks; alter table runs drop column off_cpu_ns; update meta set value='1' where key='schema'"
+  alter table runs drop column steal_ticks; alter table runs drop column off_cpu_ns;
+  alter table programs drop column code; update meta set value='1' where key='schema'"
 "$looprace" report --store old.db --json >old.json
-[ "$(sqlite3 old.db "select value from meta where key='schema'")" = 2 ] || fail "not migrated to schema 2"
+[ "$(sqlite3 old.db "select value from meta where key='schema'")" = 3 ] || fail "not migrated to schema 3"
 [ "$(sqlite3 old.db "select count(*) from observations where filtered_cycles is not null")" = 0 ] ||
   fail "a migrated store invented filtered observations"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["loops"][0]["chosen"] == 4 else 1)' old.json ||
   fail "the migrated store reports another decision"
 sqlite3 old.db "update meta set value='9' where key='schema'"
-expect_error "old.db: schema version 9 \(this looprace reads 1 to 2\)" "$looprace" report --store old.db
+expect_error "old.db: schema version 9 \(this looprace reads 1 to 3\)" "$looprace" report --store old.db
 echo PASS
