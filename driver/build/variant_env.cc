@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <regex>
+
 namespace looprace::build {
 
 namespace {
@@ -30,6 +33,38 @@ std::string joined(const std::vector<std::string>& parts, const std::string& sep
 }
 
 }  // namespace
+
+std::filesystem::path default_workdir(const std::filesystem::path& srcdir) {
+  std::filesystem::path cache;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') {
+    cache = xdg;
+  } else if (const char* home = std::getenv("HOME"); home && *home == '/') {
+    cache = std::filesystem::path(home) / ".cache";
+  } else {
+    return srcdir / ".looprace" / "work";
+  }
+  std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a of the absolute source directory
+  for (unsigned char c : std::filesystem::absolute(srcdir).string()) {
+    hash = (hash ^ c) * 0x100000001b3ULL;
+  }
+  return cache / "looprace" / fmt::format("{:016x}", hash);
+}
+
+std::string missing_source_hint(const std::string& output, const std::filesystem::path& srcdir) {
+  static const std::regex missing(R"(([^\s:]+): No such file or directory)");
+  for (auto it = std::sregex_iterator(output.begin(), output.end(), missing);
+       it != std::sregex_iterator(); ++it) {
+    std::string name = (*it)[1].str();
+    if (name.empty() || name.front() == '/' || !std::filesystem::exists(srcdir / name)) continue;
+    return fmt::format(
+        "{} is in {}, but the build runs in the variant's own directory ($LOOPRACE_OUTDIR) so "
+        "that variants never share a file: name the sources as \"$LOOPRACE_SRCDIR/{}\", and run "
+        "what the build writes there as $LOOPRACE_OUTDIR/... (for example --build "
+        "'$LOOPRACE_CC -O2 \"$LOOPRACE_SRCDIR/{}\" -o prog' --run '$LOOPRACE_OUTDIR/prog')",
+        name, srcdir.string(), name, name);
+  }
+  return {};
+}
 
 std::vector<std::string> plugin_arguments(const VariantSpec& spec) {
   const std::string prefix = "-fplugin-arg-looprace-";

@@ -40,6 +40,17 @@ struct VariantSpec {
 // "-fplugin-arg-looprace-..." arguments, in a fixed order.
 std::vector<std::string> plugin_arguments(const VariantSpec& spec);
 
+// Where variants are built unless --workdir says: outside the sources, so that a build that
+// copies its sources into the variant's directory (`cp -R "$LOOPRACE_SRCDIR/." .`) never copies
+// the variants into themselves: $XDG_CACHE_HOME/looprace/<hash of srcdir> (else ~/.cache/...,
+// else .looprace/work under srcdir when there is no home).
+std::filesystem::path default_workdir(const std::filesystem::path& srcdir);
+
+// What to do about a baseline build that failed because the compiler did not find a source
+// file: the build runs in the variant's directory, not in `srcdir`. Empty when the output
+// shows no such thing.
+std::string missing_source_hint(const std::string& output, const std::filesystem::path& srcdir);
+
 // `base` (usually run::Environment::current()) plus the LOOPRACE_* variables above.
 run::Environment build_environment(const Toolchain& toolchain, const VariantSpec& spec,
                                    const std::filesystem::path& outdir,

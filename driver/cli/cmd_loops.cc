@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "build/variant_env.h"
 #include "cli/commands.h"
 #include "race/program.h"
 
@@ -19,7 +20,7 @@ struct LoopsOptions {
   unsigned runs = 3;
   double timeout_seconds = 0;
   bool json = false;
-  std::filesystem::path workdir = ".looprace/work";
+  std::filesystem::path workdir;  // empty: build::default_workdir(the current directory)
 };
 
 std::string feature_text(const nlohmann::json& f) {
@@ -36,7 +37,8 @@ void list_loops(const LoopsOptions& o) {
   ws.build_command = o.build_command;
   ws.run_command = o.run_command;
   ws.srcdir = std::filesystem::current_path();
-  ws.workdir = std::filesystem::absolute(o.workdir);
+  ws.workdir =
+      o.workdir.empty() ? build::default_workdir(ws.srcdir) : std::filesystem::absolute(o.workdir);
   if (o.timeout_seconds > 0) {  // else the first-run limit
     ws.run_timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_seconds * 1e3));
   }
@@ -113,7 +115,8 @@ void add_loops_command(CLI::App& app) {
   cmd->add_option("--runs", options->runs, "Runs that measure hotness")->capture_default_str();
   cmd->add_option("--timeout", options->timeout_seconds, "Seconds a run may take (default: 300)")
       ->check(positive_seconds());
-  cmd->add_option("--workdir", options->workdir, "Where the builds go")->capture_default_str();
+  cmd->add_option("--workdir", options->workdir,
+                  "Where the builds go (default: ~/.cache/looprace/<hash of this directory>)");
   cmd->add_flag("--json", options->json, "One JSON object per loop and line");
   cmd->footer(R"txt(Examples:
   looprace loops --build 'make -B -C "$LOOPRACE_SRCDIR" CC="$LOOPRACE_CC" OUT="$LOOPRACE_OUTDIR"'

@@ -186,8 +186,9 @@ void add_race_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--profile", options->profile, "Profile to write (other loops' entries kept)")
       ->capture_default_str();
-  cmd->add_option("--workdir", options->workdir, "Where the variants are built")
-      ->capture_default_str();
+  cmd->add_option("--workdir", options->workdir,
+                  "Where the variants are built (default: ~/.cache/looprace/<hash of this "
+                  "directory>, outside the sources)");
   cmd->add_option("--seed", options->seed, "Seed of the run order and layouts")
       ->capture_default_str();
   cmd->add_flag("--force", options->force, "Use a store of another program or machine anyway");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <sstream>
 
 namespace looprace::race {
 namespace {
@@ -95,7 +96,10 @@ Baseline build_baseline(const Workspace& ws) {
   build::VariantSpec spec;
   spec.table = table_file;
   auto result = build::run_build(build_job(ws, spec, baseline.dir, "baseline"));
-  if (!result.ok()) throw Error(result.failure_message());
+  if (!result.ok()) {
+    std::string hint = build::missing_source_hint(result.output_tail, ws.srcdir);
+    throw Error(result.failure_message() + (hint.empty() ? "" : "\n" + hint));
+  }
   baseline.build_seconds = result.process.wall_seconds;
   baseline.table = build::read_loop_table_dir(baseline.dir);
   if (baseline.table.rows.empty() && std::filesystem::exists(table_file)) {
@@ -111,16 +115,32 @@ Baseline build_baseline(const Workspace& ws) {
   return baseline;
 }
 
+// What to do about a run command that names the program relative to where looprace started,
+// when the build wrote it into the variant's directory: empty when that is not the case.
+std::string program_path_hint(const Workspace& ws, const Baseline& baseline) {
+  std::istringstream words(ws.run_command);
+  for (std::string word; words >> word;) {
+    if (word.rfind("./", 0) != 0 || !std::filesystem::exists(baseline.dir / word)) continue;
+    std::string name = word.substr(2);
+    return fmt::format(
+        "\n{} is where the build wrote it, in the variant's directory; the run command runs in "
+        "{}: name the program as $LOOPRACE_OUTDIR/{} (--run '$LOOPRACE_OUTDIR/{}')",
+        name, ws.srcdir.string(), name, name);
+  }
+  return {};
+}
+
 run::RunResult reference_run(const Workspace& ws, const Baseline& baseline) {
   run::RunResult result = run_build_once(ws, baseline.dir);
   if (!result.process.succeeded()) {
     std::string tail = run::last_lines(result.process.err.tail, 15);
     if (tail.empty()) tail = run::last_lines(result.process.out.tail, 15);
     throw Error(fmt::format(
-        "the run command fails for the baseline build ({}{}): {}{}{}", result.process.describe(),
+        "the run command fails for the baseline build ({}{}): {}{}{}{}", result.process.describe(),
         result.process.ending == run::Ending::timed_out ? "; raise the limit with --timeout SECONDS"
                                                         : "",
-        ws.run_command, tail.empty() ? "" : "\nlast lines of its output:\n", tail));
+        ws.run_command, tail.empty() ? "" : "\nlast lines of its output:\n", tail,
+        program_path_hint(ws, baseline)));
   }
   return result;
 }

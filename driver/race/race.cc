@@ -10,6 +10,7 @@
 #include <random>
 
 #include "build/elf_code.h"
+#include "build/variant_env.h"
 #include "plans/default_policy.h"
 #include "profile/profile_file.h"
 #include "race/live_sampler.h"
@@ -83,7 +84,8 @@ void Racer::prepare() {
   ws_.build_command = options_.build_command;
   ws_.run_command = options_.run_command;
   ws_.srcdir = std::filesystem::current_path();
-  ws_.workdir = std::filesystem::absolute(options_.workdir);
+  ws_.workdir = options_.workdir.empty() ? build::default_workdir(ws_.srcdir)
+                                         : std::filesystem::absolute(options_.workdir);
   ws_.jobs = std::max(1u, options_.jobs);
   ws_.pin_cpu = options_.pin_cpu;
   ws_.check_files = options_.check_files;

@@ -44,7 +44,7 @@ struct RaceOptions {
   stats::ObservationKind observation = stats::ObservationKind::kRaw;  // what the plan decides on
   std::filesystem::path store = ".looprace/store.db";
   std::filesystem::path profile = "looprace.profile";
-  std::filesystem::path workdir = ".looprace/work";
+  std::filesystem::path workdir;  // empty: build::default_workdir(the current directory)
   std::uint64_t seed = 1;
   bool force = false;  // accept a store of another program or machine
   double confidence = 0.95;

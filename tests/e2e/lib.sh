@@ -5,6 +5,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/looprace-e2e.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
+# Races without --workdir build under $XDG_CACHE_HOME (default: ~/.cache): keep them in $work.
+export XDG_CACHE_HOME="$work/cache"
 
 # Builds tests/e2e/programs/kernel.c into the variant's directory.
 build_cmd="\$LOOPRACE_CC -O2 -o \"\$LOOPRACE_OUTDIR/kernel\" $here/programs/kernel.c"
