@@ -125,6 +125,20 @@ bool object_holds_loop(const std::filesystem::path& object, const std::string& l
 
 }  // namespace
 
+// An object and what make may take for it: libtool keeps a text `x.lo` (make's target) beside
+// `x.o`, and the PIC object in `.libs/x.o`; removing only the object leaves make's target up
+// to date, and nothing is recompiled.
+static std::vector<std::filesystem::path> object_and_siblings(const std::filesystem::path& object) {
+  std::filesystem::path dir = object.parent_path();
+  std::filesystem::path stem = object.stem();
+  if (dir.filename() == ".libs") dir = dir.parent_path();
+  std::filesystem::path lo = stem;
+  lo += ".lo";
+  std::filesystem::path o = stem;
+  o += ".o";
+  return {object, dir / lo, dir / o, dir / ".libs" / o};
+}
+
 bool prepare_incremental(const std::filesystem::path& dir,
                          const std::filesystem::path& template_dir,
                          const std::vector<std::string>& loop_ids) {
@@ -150,7 +164,9 @@ bool prepare_incremental(const std::filesystem::path& dir,
   try {
     fs::remove(dir);
     copy_keeping_times(template_dir, dir);
-    for (const auto& object : stale) fs::remove(dir / object);
+    for (const auto& object : stale) {
+      for (const auto& file : object_and_siblings(object)) fs::remove(dir / file);
+    }
   } catch (const fs::filesystem_error& error) {
     throw Error(
         fmt::format("cannot copy {} to {}: {}", template_dir.string(), dir.string(), error.what()));

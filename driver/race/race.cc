@@ -247,12 +247,13 @@ bool Racer::setup_loop(LoopRace& r) {
     int factor;
     unsigned layout;
     std::filesystem::path dir, verify;
+    bool incremental = false;  // started from a copy of the baseline build
   };
   std::vector<Build> builds;
   std::vector<build::BuildJob> jobs;
   for (int f : factors) {
     for (unsigned j = 0; j < layouts; ++j) {
-      Build b{f, j, build::variant_dir(ws_.workdir, loop.id, f, r.layout_seeds[j]), {}};
+      Build b{f, j, build::variant_dir(ws_.workdir, loop.id, f, r.layout_seeds[j]), {}, false};
       b.verify = b.dir.string() + ".verify.jsonl";
       std::filesystem::remove(b.verify);
       build::VariantSpec spec;
@@ -261,14 +262,38 @@ bool Racer::setup_loop(LoopRace& r) {
       spec.verify = b.verify;  // the verify pass only observes: the code stays the same
       spec.layout_seed = r.layout_seeds[j];
       // Per-build padding changes every object, so only unpadded variants reuse the baseline.
-      if (r.layout_seeds[j] || !build::prepare_incremental(b.dir, baseline_.dir, {loop.id})) {
-        build::prepare_fresh(b.dir);
-      }
+      b.incremental =
+          !r.layout_seeds[j] && build::prepare_incremental(b.dir, baseline_.dir, {loop.id});
+      if (!b.incremental) build::prepare_fresh(b.dir);
       jobs.push_back(build_job(ws_, spec, b.dir, fmt::format("factor {} of loop {}", f, r.label)));
       builds.push_back(std::move(b));
     }
   }
   auto results = build::run_builds(jobs, ws_.jobs);
+  // A build that did not compile the loop's source with the variant's settings left no verify
+  // record of the loop (make kept a target up to date: a libtool .lo, a stamp): incremental
+  // ones are built again from scratch, the others cannot be raced.
+  auto compiled = [&](std::size_t i) {
+    return build::read_verify_file(builds[i].verify).count(loop.id) > 0;
+  };
+  std::vector<std::size_t> again;
+  for (std::size_t i = 0; i < builds.size(); ++i) {
+    if (results[i].ok() && !compiled(i) && builds[i].incremental) again.push_back(i);
+  }
+  if (!again.empty()) {
+    r.outcome.notes.push_back(fmt::format(
+        "{} incremental variant build(s) did not recompile the loop's source (make kept its "
+        "target up to date): built again from scratch",
+        again.size()));
+    std::vector<build::BuildJob> fresh_jobs;
+    for (std::size_t i : again) {
+      build::prepare_fresh(builds[i].dir);
+      std::filesystem::remove(builds[i].verify);
+      fresh_jobs.push_back(jobs[i]);
+    }
+    auto fresh = build::run_builds(fresh_jobs, ws_.jobs);
+    for (std::size_t k = 0; k < again.size(); ++k) results[again[k]] = std::move(fresh[k]);
+  }
 
   // Code identity and verified factor of every factor (over all its layout builds).
   std::map<int, std::string> keys;
@@ -286,6 +311,13 @@ bool Racer::setup_loop(LoopRace& r) {
       }
       v.build_log = results[i].output_tail;
       r.failures[b.factor] = "build failed: " + run::last_lines(results[i].output_tail, 3);
+    } else if (!compiled(i)) {
+      std::string why = fmt::format(
+          "the build did not compile the loop with this variant's settings (no verify record "
+          "of it in {}): the build command must recompile {} with $LOOPRACE_CC every time",
+          b.verify.string(), loop.file);
+      if (b.factor == 0) throw Error("the baseline variant (factor 0): " + why);
+      r.failures[b.factor] = why;
     } else {
       build::CodeIdentity code = build::code_identity(b.dir);
       if (code.empty()) {
