@@ -240,7 +240,7 @@ inline ParseResult parse(std::string_view text) {
       if (hash != std::string_view::npos && profile.entries.empty()) {
         std::string_view comment = line.substr(hash + 1);
         if (!comment.empty() && comment.front() == ' ') comment.remove_prefix(1);
-        if (!comment.empty() && comment.back() == '\r') comment.remove_suffix(1);
+        while (!comment.empty() && comment.back() == '\r') comment.remove_suffix(1);
         profile.header_comments.emplace_back(comment);
       }
       continue;

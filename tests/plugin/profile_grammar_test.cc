@@ -115,6 +115,14 @@ TEST(ProfileGrammar, IgnoresBlankLinesTrailingCommentsAndCarriageReturns) {
   EXPECT_EQ(profile.entries[0].source_line, 6);
 }
 
+TEST(ProfileGrammar, CommentsEndingInCarriageReturnsRoundTrip) {
+  // Found by tests/fuzz: one '\r' was taken off per rewrite, so a rewrite changed the text.
+  lp::Profile profile = parse_ok("looprace-profile 1\n# note\r\r\r\n");
+  EXPECT_EQ(profile.header_comments, std::vector<std::string>{"note"});
+  EXPECT_EQ(lp::format_profile(parse_ok(lp::format_profile(profile))),
+            lp::format_profile(profile));
+}
+
 TEST(ProfileGrammar, EscapesAndUnescapes) {
   EXPECT_EQ(lp::escape("a b%c#d\te"), "a%20b%25c%23d%09e");
   EXPECT_EQ(lp::unescape("a%20b%25c%23d%09e"), "a b%c#d\te");
