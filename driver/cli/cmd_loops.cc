@@ -46,8 +46,9 @@ void list_loops(const LoopsOptions& o) {
   std::map<std::string, store::Hotness> hot;
   std::vector<const build::LoopRow*> order;
   if (!o.run_command.empty()) {
-    race::reference_run(ws, baseline);
-    for (const auto& h : race::measure_hotness(ws, baseline.table, std::max(1u, o.runs))) {
+    const double plain_seconds = race::reference_run(ws, baseline).process.wall_seconds;
+    for (const auto& h : race::measure_hotness(ws, baseline.table, std::max(1u, o.runs),
+                                               baseline.dir, plain_seconds)) {
       hot[h.id] = h;
       order.push_back(build::find_loop(baseline.table, h.id));
     }
@@ -96,8 +97,10 @@ void list_loops(const LoopsOptions& o) {
                 feature_text(row->features).c_str());
   }
   if (!o.run_command.empty()) {
-    std::printf("(%zu of %zu loops ran; mean of %u runs with every loop instrumented)\n",
-                hot.size(), baseline.table.rows.size(), std::max(1u, o.runs));
+    std::printf(
+        "(%zu of %zu loops ran; mean of %u runs per nest depth, only that depth's loops "
+        "instrumented; shares of a plain run)\n",
+        hot.size(), baseline.table.rows.size(), std::max(1u, o.runs));
   }
 }
 

@@ -74,11 +74,16 @@ run::RunResult reference_run(const Workspace& ws, const Baseline& baseline);
 std::vector<build::LoopRow> select_loops(const build::LoopTable& table,
                                          const std::vector<std::string>& selectors);
 
-// Builds with every loop instrumented, runs it `runs` times and returns the loops that ran,
-// hottest first. Every run is passed to `on_run` (e.g. to store it). Throws Error when the
-// build or a run fails.
+// Each loop's share of a plain run: one build per nest depth, with only that depth's loops
+// instrumented, run `runs` times each, so that no loop's time holds the probes of the loops
+// inside it (a nest whose inner loop runs millions of times made the all-instrumented run many
+// times slower); shares are of the shortest of `plain_seconds` and `runs` more runs of the
+// uninstrumented build in `plain_dir`. Returns the loops that ran, hottest first. Every run is
+// passed to `on_run` with its build ("depth:D", or "plain"). Throws Error when a build or a
+// run fails.
 std::vector<store::Hotness> measure_hotness(
     const Workspace& ws, const build::LoopTable& table, unsigned runs,
-    const std::function<void(const run::RunResult&)>& on_run = {});
+    const std::filesystem::path& plain_dir, double plain_seconds,
+    const std::function<void(const run::RunResult&, const std::string&)>& on_run = {});
 
 }  // namespace looprace::race

@@ -155,16 +155,18 @@ std::vector<build::LoopRow> Racer::choose_loops() {
     RaceProgress p;
     p.phase = "measuring hotness";
     report(p);
-    ranking = measure_hotness(ws_, baseline_.table, std::max(1u, options_.hotness_runs),
-                              [&](const run::RunResult& r) {
-                                store::RunRow row;
-                                row.kind = store::RunKind::kHotness;
-                                row.wall_seconds = r.process.wall_seconds;
-                                row.exit_status = exit_status_of(r.process);
-                                row.ok = r.process.succeeded();
-                                row.observations = observations_of(r);
-                                store_->add_run(program_, session_, row);
-                              });
+    ranking = measure_hotness(
+        ws_, baseline_.table, std::max(1u, options_.hotness_runs), baseline_.dir,
+        reference_.process.wall_seconds, [&](const run::RunResult& r, const std::string& build) {
+          store::RunRow row;
+          row.kind = build == "plain" ? store::RunKind::kBaseline : store::RunKind::kHotness;
+          if (build != "plain") row.target_loop = build;
+          row.wall_seconds = r.process.wall_seconds;
+          row.exit_status = exit_status_of(r.process);
+          row.ok = r.process.succeeded();
+          row.observations = observations_of(r);
+          store_->add_run(program_, session_, row);
+        });
   }
   for (const auto& h : ranking) shares_[h.id] = h.share;
   // Only innermost loops without calls: GCC unrolls a loop that contains others only when it

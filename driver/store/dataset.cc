@@ -4,24 +4,29 @@
 
 namespace looprace::store {
 
-std::vector<Hotness> rank_hotness(const std::vector<HotnessSample>& samples) {
-  std::map<std::string, Hotness> by_id;
-  double program_cycles = 0;
+std::vector<Hotness> rank_hotness(const std::vector<HotnessSample>& samples, double plain_cycles) {
+  double hotness_cycles = 0;  // per run, probes included
   for (const auto& s : samples) {
-    program_cycles += s.wall_seconds * s.tsc_hz;
+    hotness_cycles += s.wall_seconds * s.tsc_hz / static_cast<double>(samples.size());
+  }
+  // The least disturbed run of each loop's build is the most accurate: on wall time the only
+  // error is other work included.
+  std::map<std::string, Hotness> by_id;
+  for (const auto& s : samples) {
     for (const auto& [id, totals] : s.loops) {
-      auto& h = by_id[id];
-      h.id = id;
-      h.cycles_per_run += std::max(0.0, totals.first - totals.second * s.probe_cycles);
-      h.entries_per_run += totals.second;
+      double cycles = std::max(0.0, totals.first - totals.second * s.probe_cycles);
+      auto [it, first] = by_id.try_emplace(id, Hotness{id, cycles, totals.second, 0});
+      if (!first && cycles < it->second.cycles_per_run) {
+        it->second.cycles_per_run = cycles;
+        it->second.entries_per_run = totals.second;
+      }
     }
   }
+  const double program_cycles = plain_cycles > 0 ? plain_cycles : hotness_cycles;
   std::vector<Hotness> out;
   for (auto& [id, h] : by_id) {
     if (h.cycles_per_run <= 0) continue;
     h.share = program_cycles > 0 ? std::min(1.0, h.cycles_per_run / program_cycles) : 0;
-    h.cycles_per_run /= static_cast<double>(samples.size());
-    h.entries_per_run /= static_cast<double>(samples.size());
     out.push_back(h);
   }
   std::stable_sort(out.begin(), out.end(), [](const Hotness& a, const Hotness& b) {
@@ -32,10 +37,15 @@ std::vector<Hotness> rank_hotness(const std::vector<HotnessSample>& samples) {
 
 std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, double tsc_hz,
                                     double probe_cycles) {
+  std::vector<double> plain;
+  for (const auto& r : store.runs(program, RunKind::kBaseline)) {
+    if (r.ok && r.wall_seconds > 0) plain.push_back(r.wall_seconds);
+  }
   std::vector<HotnessSample> samples;
   for (const auto& r : store.runs(program, RunKind::kHotness)) {
     if (!r.ok) continue;
     HotnessSample s;
+    s.build = r.target_loop;
     s.wall_seconds = r.wall_seconds;
     s.tsc_hz = tsc_hz;
     s.probe_cycles = probe_cycles;
@@ -44,7 +54,12 @@ std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, do
     }
     samples.push_back(std::move(s));
   }
-  return rank_hotness(samples);
+  bool by_depth = std::any_of(samples.begin(), samples.end(),
+                              [](const HotnessSample& s) { return !s.build.empty(); });
+  double plain_cycles = 0;
+  if (by_depth && !plain.empty())
+    plain_cycles = *std::min_element(plain.begin(), plain.end()) * tsc_hz;
+  return rank_hotness(samples, plain_cycles);
 }
 
 std::vector<LoopDataset> load_race_dataset(const Store& store, std::int64_t program,

@@ -22,18 +22,25 @@ struct Hotness {
   double share = 0;  // of the program's cycles (wall time x TSC rate), 0..1; 0 when unknown
 };
 
-// One run of the all-instrumented build.
+// One run of a hotness build: the loops of one nest depth instrumented ("depth:D"), or, in
+// stores before those, every loop at once ("").
 struct HotnessSample {
+  std::string build;
   double wall_seconds = 0;
   double tsc_hz = 0;        // 0 when unknown
   double probe_cycles = 0;  // bias of one entry's t1 - t0 (empty region); 0 when unknown
   std::map<std::string, std::pair<double, double>> loops;  // id -> (cycles, entries)
 };
 
-// The loops that ran, hottest first.
-std::vector<Hotness> rank_hotness(const std::vector<HotnessSample>& samples);
+// The loops that ran, hottest first. A loop's cycles per run are those of the least disturbed
+// run of the build that timed it, and its share is of `plain_cycles`, the cycles of the least
+// disturbed plain run (no probes: the baseline's); without it (0), of the hotness runs' own
+// mean, which probes inflate.
+std::vector<Hotness> rank_hotness(const std::vector<HotnessSample>& samples,
+                                  double plain_cycles = 0);
 
-// The hotness runs stored for `program`, ranked (empty when none were stored).
+// The hotness runs stored for `program`, ranked against its stored baseline runs (the shortest),
+// empty when none were stored.
 std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, double tsc_hz,
                                     double probe_cycles);
 

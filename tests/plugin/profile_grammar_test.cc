@@ -119,8 +119,7 @@ TEST(ProfileGrammar, CommentsEndingInCarriageReturnsRoundTrip) {
   // Found by tests/fuzz: one '\r' was taken off per rewrite, so a rewrite changed the text.
   lp::Profile profile = parse_ok("looprace-profile 1\n# note\r\r\r\n");
   EXPECT_EQ(profile.header_comments, std::vector<std::string>{"note"});
-  EXPECT_EQ(lp::format_profile(parse_ok(lp::format_profile(profile))),
-            lp::format_profile(profile));
+  EXPECT_EQ(lp::format_profile(parse_ok(lp::format_profile(profile))), lp::format_profile(profile));
 }
 
 TEST(ProfileGrammar, EscapesAndUnescapes) {
