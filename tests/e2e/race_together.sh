@@ -12,7 +12,7 @@ n=12
 # The run command "miscompiles" factor 2 of reduce (its own build only: <workdir>/<id>/f2).
 run="sleep 0.01; out=\$(\"\$LOOPRACE_OUTDIR/kernel\" 20000 both); case \"\$LOOPRACE_OUTDIR\" in */$reduce/f2) out=\"\$out (miscompiled)\" ;; esac; echo \"\$out\""
 args=(race --build "$build_cmd" --run "$run" --loop "$reduce" --loop "$repeat" --together
-  --factors 0,1,2,4,8 --plan constant --constant-size $n --confirm 0 --seed 5
+  --factors 0,1,2,4,8 --plan constant --constant-size "$n" --confirm 0 --seed 5
   --store store.db --profile p.profile)
 race_and_kill 10 "${args[@]}"
 before=$(sql "select count(*) from runs where kind='race'")
