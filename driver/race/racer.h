@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "plans/plan.h"
+#include "plugin/profile_grammar.h"
 #include "race/live_sampler.h"
 #include "race/program.h"
 #include "race/race.h"
@@ -21,7 +22,7 @@
 namespace looprace::race::detail {
 
 using Clock = std::chrono::steady_clock;
-inline constexpr int kMaxFactor = 16;
+using profile::kMaxFactor;
 
 // splitmix64 over two words: independent, reproducible seeds for each purpose.
 inline std::uint64_t mix(std::uint64_t a, std::uint64_t b) {

@@ -12,11 +12,12 @@
 #include <nlohmann/json.hpp>
 
 #include "plans/plan.h"
+#include "plugin/profile_grammar.h"
 
 namespace looprace::report {
 
 // Highest unroll factor; factors are 0..kMaxFactor (0 = GCC's heuristic, 1 = not unrolled).
-inline constexpr int kMaxFactor = 16;
+using profile::kMaxFactor;
 
 // How the program was built and run, and what the machine was like while it ran.
 struct RunContext {
