@@ -7,7 +7,8 @@
 
 namespace looprace::cli {
 
-// --observation raw|filtered, the same option for race, replay, report and export.
+// --observation raw|filtered, the same option for race, replay, report and export; `kind`
+// holds the command's default.
 void add_observation_option(CLI::App* cmd, stats::ObservationKind* kind);
 // Checks a time limit in seconds: a number above 0.
 CLI::Validator positive_seconds();

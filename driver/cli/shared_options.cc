@@ -21,7 +21,7 @@ void add_observation_option(CLI::App* cmd, stats::ObservationKind* kind) {
             }
           },
           ""))
-      ->option_text("raw|filtered (default raw)");
+      ->option_text(std::string("raw|filtered (default ") + stats::to_string(*kind) + ")");
 }
 
 CLI::Validator positive_seconds() {

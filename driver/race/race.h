@@ -41,7 +41,9 @@ struct RaceOptions {
   std::vector<std::filesystem::path> check_files;
   std::optional<int> pin_cpu;
   unsigned layouts = 0;  // > 1: random function padding per build, env padding per run
-  stats::ObservationKind observation = stats::ObservationKind::kRaw;  // what the plan decides on
+  // What the plan decides on: filtered unless asked (replay, agreement and payoff measured it
+  // deciding better: benchmarks/results/observation-replay.md, payoff-observations.md).
+  stats::ObservationKind observation = stats::ObservationKind::kFiltered;
   std::filesystem::path store = ".looprace/store.db";
   std::filesystem::path profile = "looprace.profile";
   std::filesystem::path workdir;  // empty: build::default_workdir(the current directory)

@@ -116,12 +116,18 @@ void Racer::race_batch(const std::vector<LoopRace*>& racing) {
     row.round = static_cast<int>(round);
     run::RunResult result = run_build_once(ws_, dirs[s]);
     fill_run_row(row, result);
+    // Joint runs are not taken again: a disturbed run counts with its raw sum, stored so that a
+    // resumed race replays what this one used.
+    if (options_.observation == stats::ObservationKind::kFiltered) {
+      for (auto& o : row.observations) {
+        if (!o.filtered) o.filtered = static_cast<double>(o.cycles);
+      }
+    }
     store_->add_run(program_, session_, row);
     std::vector<std::optional<plans::Observation>> out(racing.size());
     for (std::size_t l = 0; l < racing.size(); ++l) {
       if (slots[s][l] == SIZE_MAX) continue;  // a factor this race does not know
       LoopRace& r = *racing[l];
-      // Joint runs are not taken again: a disturbed run counts with its raw sum.
       std::optional<double> cycles = result.observations.value(r.loop.id, options_.observation);
       if (!cycles) cycles = result.observations.cycles(r.loop.id);
       if (!row.ok) {

@@ -8,7 +8,7 @@ cat >prog.c <<'C'
 #include <stdio.h>
 int main(void) {
   long s = 0;
-  for (long i = 0; i < 200000; i++) s += i * (i & 7);
+  for (long i = 0; i < 20000000; i++) s += i * (i & 7);
   printf("%ld\n", s);
   return 0;
 }

@@ -26,8 +26,10 @@ python3 -c 'import json,sys; sys.exit(0 if 4 in json.loads(sys.argv[1]) else 1)'
   json_extract(speedup, '$.candidate_n') || ' ' || json_array_length(json_extract(speedup, '$.runs.chosen'))
   from decisions where loop='$id'")" = "confirmation 30 30 30" ] || fail "the Speedup-Test is not on 30 fresh runs each"
 raced4=$(sql "select json_extract(samples, '$.\"4\"') from decisions where loop='$id'")
+# Runs the machine visibly disturbed were taken again: only those with a filtered observation
+# count (the race decides on filtered observations by default).
 stored4=$(sql "select count(*) from runs r join observations o on o.run = r.id where o.loop='$id'
-  and r.kind='race' and r.target_loop='$id' and r.grp=4")
+  and r.kind='race' and r.target_loop='$id' and r.grp=4 and o.filtered_cycles is not null")
 [ "$stored4" = $((raced4 + 30)) ] || fail "factor 4: $stored4 stored observations, not the race's $raced4 + 30"
 lower=$(sql "select json_extract(speedup, '$.ci[0]') from decisions where loop='$id'")
 python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 1.005 else 1)' "$lower" ||

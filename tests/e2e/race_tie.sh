@@ -32,7 +32,8 @@ grep -Eq "^$id +[^ ]+ +[^ ]+ +[^ ]+ +0 " tie.profile || fail "the profile does n
   --keep-duplicates --seed 5 >apart.out
 [ "$(sqlite3 apart.db "select count(distinct grp) from variants where loop='$id' and grp >= 0")" = 17 ] ||
   fail "--keep-duplicates still grouped factors: $(sqlite3 apart.db "select factor, grp from variants")"
-[ "$(sqlite3 apart.db "select count(*) from (select grp from runs where kind='race' and target_loop='$id'
+[ "$(sqlite3 apart.db "select count(*) from (select grp from runs r join observations o on o.run = r.id
+  and o.loop = '$id' where r.kind='race' and r.target_loop='$id' and o.filtered_cycles is not null
   group by grp having count(*) = 3)")" = 17 ] || fail "not 3 race runs for each of the 17 factors"
 expect_error "factor [0-9]+ now builds like factor [0-9]+, .* --keep-duplicates" \
   "$looprace" race --build "$build_cmd" --run '$LOOPRACE_OUTDIR/kernel 7 tie' --loop "$id" \
