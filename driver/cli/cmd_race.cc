@@ -143,6 +143,17 @@ void add_race_command(CLI::App& app) {
                   "retiring-race: before deciding, the best is observed alone until it has this "
                   "many times the observations of every retired factor")
       ->capture_default_str();
+  cmd->add_option("--test", options->plan.test,
+                  "race, retiring-race: the location compared on log cycles: welch (means, the "
+                  "paper's) or yuen (20 % trimmed means)")
+      ->transform(one_of(plans::location_test_names()))
+      ->option_text("welch|yuen (default " + plans::to_string(options->plan.test) + ")");
+  cmd->add_option("--error-control", options->plan.control,
+                  "What --alpha-lt and --alpha-eq bound: per-comparison (each test, the "
+                  "paper's) or familywise (every comparison over all factors and rounds)")
+      ->transform(one_of(plans::error_control_names()))
+      ->option_text("per-comparison|familywise (default " +
+                    plans::to_string(options->plan.control) + ")");
   cmd->add_option("--epsilon", options->plan.epsilon,
                   "Worst-case speedup below 1+epsilon counts as equal")
       ->capture_default_str();
@@ -208,6 +219,7 @@ Running the same command again resumes an interrupted race from the store.)txt")
     const plans::PlanOptions defaults = plans::default_options(options->plan.name);
     if (cmd->count("--alpha-lt") == 0) options->plan.alpha_lt = defaults.alpha_lt;
     if (cmd->count("--alpha-eq") == 0) options->plan.alpha_eq = defaults.alpha_eq;
+    plans::make_plan(options->plan);  // a plan's bad options fail here, before any build
     options->looprace_version = kVersion;
     options->command_line =
         "looprace race --build " + options->build_command + " --run " + options->run_command;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -37,6 +38,8 @@ struct ReplayCommandOptions {
   stats::ObservationKind observation = stats::ObservationKind::kRaw;  // of a --store
   std::vector<std::string> plans = {"race", "blocked-race", "constant", "javastats"};
   std::vector<double> alpha_lt = kPaperLevels, alpha_eq = kPaperLevels;
+  std::vector<plans::LocationTest> tests = {plans::LocationTest::welch};
+  std::vector<plans::ErrorControl> controls = {plans::ErrorControl::per_comparison};
   double epsilon = 0.005;
   std::optional<std::size_t> max_samples;
   std::vector<std::size_t> sizes;
@@ -49,6 +52,7 @@ struct ReplayCommandOptions {
 };
 
 struct Setting {
+  std::string label;  // the plan, with its test and error control when not the paper's
   plans::PlanOptions options;
   std::unique_ptr<plans::Plan> plan;
   plans::ReplayOutcome outcome;
@@ -86,24 +90,57 @@ std::vector<std::size_t> default_sizes(std::size_t cap) {
   return sizes;
 }
 
+// "race", "race+yuen+familywise": a plan and the variants of it a replay compares.
+std::string variant_label(const plans::PlanOptions& p) {
+  std::string label = p.name;
+  if (p.test != plans::LocationTest::welch) label += "+" + plans::to_string(p.test);
+  if (p.control != plans::ErrorControl::per_comparison) label += "+" + plans::to_string(p.control);
+  return label;
+}
+
+// The labels of `settings`, in order of first appearance.
+std::vector<std::string> labels_of(const std::vector<Setting>& settings) {
+  std::vector<std::string> labels;
+  for (const auto& s : settings)
+    if (std::find(labels.begin(), labels.end(), s.label) == labels.end()) labels.push_back(s.label);
+  return labels;
+}
+
+// Every level pair of a race, for each of its test and error control variants (the blocked
+// races test paired means only; the retiring races have no familywise form).
+void add_race_grid(const ReplayCommandOptions& o, plans::PlanOptions p,
+                   const std::function<void(const plans::PlanOptions&)>& add) {
+  for (plans::LocationTest test : o.tests) {
+    if (test != plans::LocationTest::welch && p.name.starts_with("blocked-")) continue;
+    for (plans::ErrorControl control : o.controls) {
+      if (control == plans::ErrorControl::familywise &&
+          p.name.find("retiring-race") != std::string::npos)
+        continue;
+      for (double lt : o.alpha_lt)
+        for (double eq : o.alpha_eq) {
+          p.test = test;
+          p.control = control;
+          p.alpha_lt = lt;
+          p.alpha_eq = eq;
+          add(p);
+        }
+    }
+  }
+}
+
 std::vector<Setting> grid(const ReplayCommandOptions& o, std::size_t cap) {
   std::vector<Setting> settings;
   const auto add = [&](plans::PlanOptions p) {
     p.max_samples = cap;
     auto plan = plans::make_plan(p);
-    settings.push_back({p, std::move(plan), {}});
+    settings.push_back({variant_label(p), p, std::move(plan), {}});
   };
   for (const std::string& name : o.plans) {
     plans::PlanOptions p;
     p.name = name;
     p.epsilon = o.epsilon;
     if (plans::races_on_levels(name)) {
-      for (double lt : o.alpha_lt)
-        for (double eq : o.alpha_eq) {
-          p.alpha_lt = lt;
-          p.alpha_eq = eq;
-          add(p);
-        }
+      add_race_grid(o, p, add);
     } else if (name == "constant") {
       for (std::size_t n : o.sizes.empty() ? default_sizes(cap) : o.sizes) {
         if (n < 1 || n > cap)
@@ -138,11 +175,13 @@ nlohmann::json parameters(const plans::PlanOptions& p) {
   return {{"alpha_lt", p.alpha_lt},
           {"alpha_eq", p.alpha_eq},
           {"epsilon", p.epsilon},
-          {"max_samples", p.max_samples}};
+          {"max_samples", p.max_samples},
+          {"test", plans::to_string(p.test)},
+          {"control", plans::to_string(p.control)}};
 }
 
 nlohmann::json to_json(const Setting& s) {
-  nlohmann::json j = {{"plan", s.options.name}};
+  nlohmann::json j = {{"plan", s.options.name}, {"variant", s.label}};
   j.update(parameters(s.options));
   j.update({{"failure_rate", s.outcome.failure_rate},
             {"mean_samples", s.outcome.mean_samples},
@@ -156,7 +195,7 @@ const Setting* cheapest(const std::vector<Setting>& settings, const std::string&
                         double target) {
   const Setting* best = nullptr;
   for (const auto& s : settings)
-    if (s.options.name == plan && s.outcome.failure_rate <= target &&
+    if (s.label == plan && s.outcome.failure_rate <= target &&
         (!best || s.outcome.mean_samples < best->outcome.mean_samples))
       best = &s;
   return best;
@@ -166,19 +205,20 @@ void write_csv(const std::string& path, const std::vector<Setting>& settings) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error(path + ": cannot write");
   out << "plan,alpha_lt,alpha_eq,epsilon,samples,javastats_alpha,javastats_theta,max_samples,"
-         "failure_rate,mean_samples,cap_rate,mean_winners,failure_rate_geometric\n";
+         "failure_rate,mean_samples,cap_rate,mean_winners,failure_rate_geometric,test,control\n";
   for (const auto& s : settings) {
     const auto& p = s.options;
     const bool race = plans::races_on_levels(p.name);
     out << fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.name,
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.name,
         race ? fmt::format("{}", p.alpha_lt) : "", race ? fmt::format("{}", p.alpha_eq) : "",
         race ? fmt::format("{}", p.epsilon) : "",
         p.name == "constant" ? fmt::format("{}", p.constant_size) : "",
         p.name == "javastats" ? fmt::format("{}", p.javastats_alpha) : "",
         p.name == "javastats" ? fmt::format("{}", p.javastats_theta) : "", p.max_samples,
         s.outcome.failure_rate, s.outcome.mean_samples, s.outcome.cap_rate, s.outcome.mean_winners,
-        s.outcome.failure_rate_geometric);
+        s.outcome.failure_rate_geometric, race ? plans::to_string(p.test) : "",
+        race ? plans::to_string(p.control) : "");
   }
 }
 
@@ -207,7 +247,7 @@ std::string figure5(const std::vector<Setting>& settings, const std::vector<std:
                     : name == "blocked-race" ? report::svg::Marker::diamond
                                              : report::svg::Marker::triangle;
     for (const auto& s : settings)
-      if (s.options.name == name) series.points.push_back(point(s));
+      if (s.label == name) series.points.push_back(point(s));
     std::sort(series.points.begin(), series.points.end(),
               [](const auto& a, const auto& b) { return a.x < b.x; });
     chart.series.push_back(std::move(series));
@@ -238,7 +278,7 @@ std::string figure6(const std::vector<Setting>& settings, const std::string& pla
       series.dashed = !fixed_lt;
       series.marker = fixed_lt ? report::svg::Marker::circle : report::svg::Marker::none;
       for (const auto& s : settings)
-        if (s.options.name == plan && (fixed_lt ? s.options.alpha_lt : s.options.alpha_eq) == level)
+        if (s.label == plan && (fixed_lt ? s.options.alpha_lt : s.options.alpha_eq) == level)
           series.points.push_back(point(s));
       chart.series.push_back(std::move(series));
     }
@@ -269,7 +309,8 @@ void print_table(const std::vector<Setting>& settings, const plans::Dataset& dat
                 100.0 * s.outcome.failure_rate, s.outcome.mean_samples, 100.0 * s.outcome.cap_rate,
                 s.outcome.mean_winners, 100.0 * s.outcome.failure_rate_geometric);
   std::printf("\nCheapest setting at <= %.2f%% failure:\n", 100.0 * o.target);
-  for (const std::string& name : o.plans) {
+  const std::vector<std::string> labels = labels_of(settings);
+  for (const std::string& name : labels) {
     const Setting* best = cheapest(settings, name, o.target);
     if (!best) {
       std::printf("  %-13s none reaches it\n", name.c_str());
@@ -279,8 +320,8 @@ void print_table(const std::vector<Setting>& settings, const plans::Dataset& dat
                 best->plan->describe().c_str(), best->outcome.mean_samples,
                 100.0 * best->outcome.failure_rate);
   }
-  for (const std::string& race : o.plans) {
-    if (!plans::races_on_levels(race)) continue;
+  for (const std::string& race : labels) {
+    if (!plans::races_on_levels(race.substr(0, race.find('+')))) continue;
     const Setting* r = cheapest(settings, race, o.target);
     if (!r) continue;
     for (const char* other : {"constant", "javastats"}) {
@@ -313,6 +354,16 @@ void add_replay_command(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--alpha-eq", o->alpha_eq,
                   "alpha_EQ values of the race grid (default: the paper's)")
+      ->delimiter(',');
+  cmd->add_option("--test", o->tests,
+                  "Location tests of the independent races to replay: welch (the paper's), "
+                  "yuen (20 % trimmed means)")
+      ->transform(one_of(plans::location_test_names()))
+      ->delimiter(',');
+  cmd->add_option("--error-control", o->controls,
+                  "What the races' alpha levels bound: per-comparison (the paper's), familywise "
+                  "(every comparison over all versions and rounds)")
+      ->transform(one_of(plans::error_control_names()))
       ->delimiter(',');
   cmd->add_option("--epsilon", o->epsilon, "Race equivalence threshold");
   cmd->add_option("--max-samples", o->max_samples,
@@ -384,9 +435,10 @@ void add_replay_command(CLI::App& app) {
       print_table(settings, data, single_version, *o, cap);
     if (!o->csv_out.empty()) write_csv(o->csv_out, settings);
     if (!o->svg_prefix.empty()) {
-      write_file(o->svg_prefix + "-failure.svg", figure5(settings, o->plans, o->target));
-      for (const std::string& name : o->plans)
-        if (plans::races_on_levels(name))
+      const std::vector<std::string> labels = labels_of(settings);
+      write_file(o->svg_prefix + "-failure.svg", figure5(settings, labels, o->target));
+      for (const std::string& name : labels)
+        if (plans::races_on_levels(name.substr(0, name.find('+'))))
           write_file(fmt::format("{}-sensitivity-{}.svg", o->svg_prefix, name),
                      figure6(settings, name, *o));
     }

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <map>
+#include <string>
 
 #include "stats/entry_filter.h"
 
@@ -12,6 +14,22 @@ namespace looprace::cli {
 void add_observation_option(CLI::App* cmd, stats::ObservationKind* kind);
 // Checks a time limit in seconds: a number above 0.
 CLI::Validator positive_seconds();
+// Turns one of `names` into its value (for an enum option), or says which names there are.
+template <class Value>
+CLI::Validator one_of(const std::map<std::string, Value>& names) {
+  return CLI::Validator(
+      [&names](std::string& text) -> std::string {
+        const auto it = names.find(text);
+        if (it != names.end()) {
+          text = std::to_string(static_cast<int>(it->second));
+          return {};
+        }
+        std::string known;
+        for (const auto& [name, value] : names) known += (known.empty() ? "" : ", ") + name;
+        return "'" + text + "' is not one of " + known;
+      },
+      "");
+}
 
 // Subcommands add themselves below; main() calls every one in this order.
 void add_version_command(CLI::App& app);

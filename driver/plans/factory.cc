@@ -18,6 +18,24 @@ void require_level(double value, const char* option) {
 
 }  // namespace
 
+const std::map<std::string, LocationTest>& location_test_names() {
+  static const std::map<std::string, LocationTest> names = {{"welch", LocationTest::welch},
+                                                            {"yuen", LocationTest::yuen}};
+  return names;
+}
+
+const std::map<std::string, ErrorControl>& error_control_names() {
+  static const std::map<std::string, ErrorControl> names = {
+      {"per-comparison", ErrorControl::per_comparison}, {"familywise", ErrorControl::familywise}};
+  return names;
+}
+
+std::string to_string(LocationTest test) { return test == LocationTest::yuen ? "yuen" : "welch"; }
+
+std::string to_string(ErrorControl control) {
+  return control == ErrorControl::familywise ? "familywise" : "per-comparison";
+}
+
 const std::vector<std::string>& plan_names() {
   static const std::vector<std::string> names = {
       "race", "blocked-race", "retiring-race", "blocked-retiring-race", "constant", "javastats"};
@@ -51,7 +69,16 @@ std::unique_ptr<Plan> make_plan(const PlanOptions& o) {
     require_level(o.alpha_eq, "--alpha-eq");
     if (!(o.epsilon > 0.0))
       throw std::invalid_argument(fmt::format("--epsilon must be > 0, got {}", o.epsilon));
-    const RaceParameters p{o.alpha_lt, o.alpha_eq, o.epsilon, o.max_samples};
+    const RaceParameters p{o.alpha_lt, o.alpha_eq, o.epsilon, o.max_samples, o.test, o.control};
+    if (o.test == LocationTest::yuen && o.name.starts_with("blocked-"))
+      throw std::invalid_argument(fmt::format(
+          "--test yuen: {} tests the mean of paired differences; use race or retiring-race",
+          o.name));
+    if (o.control == ErrorControl::familywise && o.name.find("retiring-race") != std::string::npos)
+      throw std::invalid_argument(fmt::format(
+          "--error-control familywise: {} retires versions as winners by one-sided bounds that "
+          "are not split over its looks; use race or blocked-race",
+          o.name));
     if (o.name == "race") return std::make_unique<RacePlan>(p);
     if (o.name == "blocked-race") return std::make_unique<BlockedRacePlan>(p);
     if (o.name == "blocked-retiring-race") return std::make_unique<BlockedRetiringRacePlan>(p);

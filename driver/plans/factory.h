@@ -2,11 +2,13 @@
 // --epsilon, --max-samples (and the constant/JavaSTATS knobs) map onto PlanOptions.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "plans/plan.h"
+#include "plans/race.h"
 
 namespace looprace::plans {
 
@@ -19,6 +21,8 @@ struct PlanOptions {
   double alpha_lt = 0.02;          // race: level of the one-sided "d is faster than c" test
   double alpha_eq = 0.05;          // race: 1 - confidence of the equivalence intervals
   double epsilon = 0.005;          // race: largest worst-case speedup ratio still "equal" (minus 1)
+  LocationTest test = LocationTest::welch;                // race, retiring-race: what is compared
+  ErrorControl control = ErrorControl::per_comparison;  // race, blocked-race: what alphas bound
   double best_ratio = 1.5;         // retiring-race: the best's observations / any retired one's
   std::size_t max_samples = 200;   // every plan: cap on observations per version (>= 2)
   std::size_t constant_size = 30;  // constant: observations per version
@@ -44,6 +48,12 @@ const std::vector<std::string>& plan_names();
 // True for the race plans, which take alpha_lt, alpha_eq and epsilon (a replay grids them over
 // the alpha levels).
 bool races_on_levels(const std::string& name);
+
+// The names of the location tests and error controls on the command line, and back.
+const std::map<std::string, LocationTest>& location_test_names();
+const std::map<std::string, ErrorControl>& error_control_names();
+std::string to_string(LocationTest test);
+std::string to_string(ErrorControl control);
 
 // Throws std::invalid_argument naming the offending option ("--alpha-lt must be ...").
 std::unique_ptr<Plan> make_plan(const PlanOptions& options);

@@ -7,11 +7,13 @@
 
 #include "plans/rounds.h"
 #include "stats/inference.h"
+#include "stats/multiplicity.h"
 #include "stats/running_stats.h"
 
 namespace looprace::plans {
 namespace {
 
+using stats::LocationEstimate;
 using stats::RunningStats;
 using stats::StudentCriticalValues;
 
@@ -21,40 +23,66 @@ std::size_t table_size(std::size_t max_samples) {
   return std::min<std::size_t>(2 * max_samples, 4096);
 }
 
-// Independent samples of log observations, one running summary per version.
+// Independent samples of log observations, one location estimate per version (the mean, or
+// Yuen's trimmed mean, which needs the sorted sample).
 class IndependentLogs {
  public:
   // A loser's rivals keep gathering data, so a loser may come back (the paper's rule).
   static constexpr bool kReadmitsLosers = true;
 
-  explicit IndependentLogs(std::size_t versions) : logs_(versions) {}
+  IndependentLogs(std::size_t versions, LocationTest test)
+      : test_(test), running_(versions), sorted_(versions), estimates_(versions) {}
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
     for (std::size_t i = 0; i < sampled.size(); ++i)
-      if (observations[i]) logs_[sampled[i]].add(std::log(*observations[i]));
+      if (observations[i]) add(sampled[i], std::log(*observations[i]));
   }
   // Ranks the versions: the lower, the faster.
-  double score(std::size_t v, const std::vector<std::size_t>&) const { return logs_[v].mean(); }
+  double score(std::size_t v, const std::vector<std::size_t>&) const {
+    return estimates_[v].value;
+  }
   bool faster(std::size_t d, std::size_t c, const StudentCriticalValues& less) const {
-    return less.welch_less(logs_[d], logs_[c]);
+    return less.difference_below(estimates_[d], estimates_[c], 0.0);
+  }
+  // One-sided p-value of "d is faster than c".
+  double p_faster(std::size_t d, std::size_t c) const {
+    return stats::p_value_below(stats::difference(estimates_[d], estimates_[c]), 0.0);
   }
   // exp(upper_b - lower_c): how much faster than b version c could be in the worst case.
   double worst_speedup(std::size_t b, std::size_t c, const StudentCriticalValues& interval) const {
-    const auto half = [&](const RunningStats& x) {
-      return interval.at(static_cast<double>(x.count() - 1)) * x.std_error();
+    const auto half = [&](const LocationEstimate& x) {
+      return interval.at(x.df) * std::sqrt(x.variance);
     };
-    return std::exp(logs_[b].mean() + half(logs_[b]) - (logs_[c].mean() - half(logs_[c])));
+    const LocationEstimate &eb = estimates_[b], &ec = estimates_[c];
+    return std::exp(eb.value + half(eb) - (ec.value - half(ec)));
   }
-  // True when Welch's one-sided upper bound of mean(log b) - mean(log c) is below `limit`:
-  // c is shown to be not more than exp(limit) times faster than b.
+  // True when the one-sided upper bound of location(log b) - location(log c) is below
+  // `limit`: c is shown to be not more than exp(limit) times faster than b.
   bool not_faster_by(std::size_t c, std::size_t b, double limit,
                      const StudentCriticalValues& bound) const {
-    return bound.welch_difference_below(logs_[b], logs_[c], limit);
+    return bound.difference_below(estimates_[b], estimates_[c], limit);
   }
 
  private:
-  std::vector<RunningStats> logs_;
+  void add(std::size_t v, double log) {
+    if (test_ == LocationTest::welch) {
+      running_[v].add(log);
+      estimates_[v] = stats::mean_estimate(running_[v]);
+      return;
+    }
+    std::vector<double>& sorted = sorted_[v];
+    sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), log), log);
+    // One observation has no spread yet (as mean_estimate); no test runs before two.
+    estimates_[v] = sorted.size() < 2 ? LocationEstimate{log, 0.0, 0.0}
+                                      : stats::trimmed_mean_estimate(sorted, kYuenTrim);
+  }
+
+  static constexpr double kYuenTrim = 0.2;  // the usual choice: 20 % from each end
+  LocationTest test_;
+  std::vector<RunningStats> running_;       // welch
+  std::vector<std::vector<double>> sorted_;  // yuen
+  std::vector<LocationEstimate> estimates_;
 };
 
 // Blocked samples: for each pair (i < j) the summary of log x_i - log x_j over the rounds
@@ -66,7 +94,8 @@ class PairedLogs {
   // round, and the lowest-scoring survivor can never lose, which keeps one survivor.
   static constexpr bool kReadmitsLosers = false;
 
-  explicit PairedLogs(std::size_t versions) : versions_(versions), pairs_(versions * versions) {}
+  PairedLogs(std::size_t versions, LocationTest)
+      : versions_(versions), pairs_(versions * versions) {}
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
@@ -90,6 +119,11 @@ class PairedLogs {
   bool faster(std::size_t d, std::size_t c, const StudentCriticalValues& less) const {
     // d faster than c: mean of log d - log c significantly below zero.
     return d < c ? less.mean_below_zero(pair(d, c)) : less.mean_above_zero(pair(c, d));
+  }
+  double p_faster(std::size_t d, std::size_t c) const {
+    const LocationEstimate e = stats::mean_estimate(pair(std::min(d, c), std::max(d, c)));
+    return d < c ? stats::p_value_below(e, 0.0)
+                 : stats::p_value_below({-e.value, e.variance, e.df}, 0.0);
   }
   double worst_speedup(std::size_t b, std::size_t c, const StudentCriticalValues& interval) const {
     const RunningStats& x = pair(std::min(b, c), std::max(b, c));
@@ -115,26 +149,64 @@ class PairedLogs {
   std::vector<double> logs_;  // of the round being added
 };
 
-// The loop every race shares: two observations of each version, then per round the losers
-// (versions some other contender beats by the one-sided test `less`; a version removed earlier
-// in the round removes no other, in version order) recomputed from scratch and the
-// lowest-scoring survivor taken as the best. `next_round(model, survivors, best, samples,
-// settled)` names the versions the next round observes, or none when the race is decided; it
-// may append survivors to `settled`: they leave the contest for good but stay winners. The cap
-// is checked before a round is sampled, so no version exceeds max_samples.
+// The contenders of `alive` that no other one beats: c loses when some d, not itself removed
+// earlier in this pass (in version order), is shown faster. Per comparison, each pair is its
+// own one-sided test at the critical values `less`; familywise, the pairs are the hypotheses
+// of Holm's procedure at `less`'s level. A pair Holm could reject must pass `less` alone
+// (its p-value is at most the level), so only those need exact p-values.
+template <class Model>
+std::vector<std::size_t> unbeaten(const Model& model, const std::vector<std::size_t>& alive,
+                                  const StudentCriticalValues& less, ErrorControl control) {
+  const std::size_t n = alive.size();
+  std::vector<char> shown(n * n, 0);  // shown[i * n + j]: alive[i] is faster than alive[j]
+  std::vector<std::size_t> candidates;
+  std::vector<double> p_values;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      if (i != j && model.faster(alive[i], alive[j], less)) {
+        shown[i * n + j] = 1;
+        candidates.push_back(i * n + j);
+        if (control == ErrorControl::familywise)
+          p_values.push_back(model.p_faster(alive[i], alive[j]));
+      }
+  if (control == ErrorControl::familywise) {
+    const std::vector<bool> rejected = stats::holm_rejections(p_values, n * (n - 1), less.alpha());
+    for (std::size_t k = 0; k < candidates.size(); ++k) shown[candidates[k]] = rejected[k];
+  }
+  std::vector<bool> removed(n, false);
+  std::vector<std::size_t> survivors;
+  for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t i = 0; i < n && !removed[j]; ++i)
+      removed[j] = !removed[i] && shown[i * n + j];
+    if (!removed[j]) survivors.push_back(alive[j]);
+  }
+  return survivors;
+}
+
+// The loop every race shares: two observations of each version, then at every look the
+// losers (unbeaten above) recomputed from scratch and the lowest-scoring survivor taken as the
+// best. `next_round(model, survivors, best, samples, settled)` names the versions the next
+// rounds observe, or none when the race is decided; it may append survivors to `settled`:
+// they leave the contest for good but stay winners; deciding, it may drop survivors that are
+// no winners. Per comparison every round is a look;
+// familywise only the rounds where the most observed version reaches the next of
+// stats::SequentialLooks, and the rounds between repeat the last look's versions. The cap is
+// checked before a round is sampled, so no version exceeds max_samples.
 template <class Model, class NextRound>
 Decision run_race(std::size_t versions, Sampler& sampler, const RoundObserver& observer,
-                  std::size_t max_samples, const StudentCriticalValues& less,
+                  const RaceParameters& p, const StudentCriticalValues& less,
                   const NextRound& next_round) {
   RoundKeeper keeper(versions, sampler, observer);
-  Model model(versions);
+  Model model(versions, p.test);
   for (int initial = 0; initial < 2; ++initial) {
     const std::vector<std::size_t> all = keeper.alive();
     model.add(all, keeper.pull(all));
     keeper.trace(all, keeper.alive());
   }
   Decision& decision = keeper.decision();
-  std::vector<std::size_t> survivors = keeper.alive(), settled;
+  const stats::SequentialLooks looks(p.max_samples);
+  std::size_t next_look = 2;
+  std::vector<std::size_t> survivors = keeper.alive(), settled, next;
   const auto contains = [](const std::vector<std::size_t>& set, std::size_t v) {
     return std::find(set.begin(), set.end(), v) != set.end();
   };
@@ -145,32 +217,30 @@ Decision run_race(std::size_t versions, Sampler& sampler, const RoundObserver& o
     return all;
   };
   for (;;) {
-    std::vector<std::size_t> alive = keeper.alive();
-    std::erase_if(alive, [&](std::size_t v) {
-      return contains(settled, v) || (!Model::kReadmitsLosers && !contains(survivors, v));
-    });
-    if (alive.empty()) throw std::runtime_error("no version could be observed");
-    std::vector<bool> removed(versions, false);
-    for (std::size_t c : alive)
-      for (std::size_t d : alive)
-        if (d != c && !removed[d] && model.faster(d, c, less)) {
-          removed[c] = true;
-          break;
-        }
-    survivors.clear();
-    for (std::size_t v : alive)
-      if (!removed[v]) survivors.push_back(v);
-
-    const auto best = *std::min_element(survivors.begin(), survivors.end(), [&](auto a, auto b) {
-      return model.score(a, survivors) < model.score(b, survivors);
-    });
-    decision.chosen = best;
-    const std::vector<std::size_t> next =
-        next_round(model, survivors, best, decision.samples, settled);
-    std::erase_if(survivors, [&](std::size_t v) { return contains(settled, v); });
-    if (next.empty()) break;
+    const std::size_t most = *std::max_element(decision.samples.begin(), decision.samples.end());
+    if (p.control == ErrorControl::per_comparison || most >= next_look) {
+      next_look = looks.next_at_or_after(most + 1);
+      std::vector<std::size_t> alive = keeper.alive();
+      std::erase_if(alive, [&](std::size_t v) {
+        return contains(settled, v) || (!Model::kReadmitsLosers && !contains(survivors, v));
+      });
+      if (alive.empty()) throw std::runtime_error("no version could be observed");
+      survivors = unbeaten(model, alive, less, p.control);
+      const auto best = *std::min_element(survivors.begin(), survivors.end(), [&](auto a, auto b) {
+        return model.score(a, survivors) < model.score(b, survivors);
+      });
+      decision.chosen = best;
+      next = next_round(model, survivors, best, decision.samples, settled);
+      std::erase_if(survivors, [&](std::size_t v) { return contains(settled, v); });
+      if (next.empty()) break;
+    }
+    std::erase_if(next, [&](std::size_t v) { return !contains(keeper.alive(), v); });
+    if (next.empty()) {  // all disqualified since the look: look again now
+      next_look = 0;
+      continue;
+    }
     if (std::any_of(next.begin(), next.end(),
-                    [&](std::size_t v) { return decision.samples[v] >= max_samples; })) {
+                    [&](std::size_t v) { return decision.samples[v] >= p.max_samples; })) {
       decision.cap_hit = true;
       break;
     }
@@ -182,18 +252,25 @@ Decision run_race(std::size_t versions, Sampler& sampler, const RoundObserver& o
 }
 
 // The paper's stop rule: one survivor, or every survivor's worst-case speedup over the best
-// below 1 + epsilon; until then every survivor is observed again.
+// below 1 + epsilon; until then every survivor is observed again. At that stop the same
+// intervals may show a survivor slower than the best by more than epsilon (a loser test
+// stricter than the intervals, as under familywise control, has not removed it yet): it is
+// no winner.
 template <class Model>
 Decision race(std::size_t versions, Sampler& sampler, const RoundObserver& observer,
               const RaceParameters& p, const RaceCriticalValues& critical) {
   return run_race<Model>(
-      versions, sampler, observer, p.max_samples, critical.less,
-      [&](const Model& model, const std::vector<std::size_t>& survivors, std::size_t best,
+      versions, sampler, observer, p, critical.less,
+      [&](const Model& model, std::vector<std::size_t>& survivors, std::size_t best,
           const std::vector<std::size_t>&, std::vector<std::size_t>&) {
         const bool equal = std::all_of(survivors.begin(), survivors.end(), [&](std::size_t c) {
           return c == best || model.worst_speedup(best, c, critical.interval) < 1.0 + p.epsilon;
         });
-        return survivors.size() == 1 || equal ? std::vector<std::size_t>{} : survivors;
+        if (!equal) return survivors.size() == 1 ? std::vector<std::size_t>{} : survivors;
+        std::erase_if(survivors, [&](std::size_t c) {
+          return model.worst_speedup(best, c, critical.interval) < 1.0 / (1.0 + p.epsilon);
+        });
+        return std::vector<std::size_t>{};
       });
 }
 
@@ -203,8 +280,8 @@ Decision retiring_race(std::size_t versions, Sampler& sampler, const RoundObserv
                        const RetiringRaceCriticalValues& critical) {
   const double limit = std::log1p(p.race.epsilon);
   return run_race<IndependentLogs>(
-      versions, sampler, observer, p.race.max_samples, critical.less,
-      [&](const IndependentLogs& model, const std::vector<std::size_t>& survivors, std::size_t best,
+      versions, sampler, observer, p.race, critical.less,
+      [&](const IndependentLogs& model, std::vector<std::size_t>& survivors, std::size_t best,
           const std::vector<std::size_t>& samples, std::vector<std::size_t>&) {
         std::vector<std::size_t> active;
         std::size_t most_retired = 0;
@@ -227,8 +304,8 @@ Decision blocked_retiring_race(std::size_t versions, Sampler& sampler,
                                const RetiringRaceCriticalValues& critical) {
   const double limit = std::log1p(p.epsilon);
   return run_race<PairedLogs>(
-      versions, sampler, observer, p.max_samples, critical.less,
-      [&](const PairedLogs& model, const std::vector<std::size_t>& survivors, std::size_t best,
+      versions, sampler, observer, p, critical.less,
+      [&](const PairedLogs& model, std::vector<std::size_t>& survivors, std::size_t best,
           const std::vector<std::size_t>&, std::vector<std::size_t>& settled) {
         std::vector<std::size_t> active;
         for (std::size_t c : survivors) {
@@ -241,19 +318,38 @@ Decision blocked_retiring_race(std::size_t versions, Sampler& sampler,
       });
 }
 
+// The test and error control, when they are not the paper's, as parameters of describe().
+std::string describe_tests(const RaceParameters& p) {
+  std::string out;
+  if (p.test == LocationTest::yuen) out += ",test=yuen";
+  if (p.control == ErrorControl::familywise) out += ",control=familywise";
+  return out;
+}
+
 std::string describe_race(const char* name, const RaceParameters& p) {
-  return fmt::format("{}(alpha_lt={},alpha_eq={},eps={},cap={})", name, p.alpha_lt, p.alpha_eq,
-                     p.epsilon, p.max_samples);
+  return fmt::format("{}(alpha_lt={},alpha_eq={},eps={},cap={}{})", name, p.alpha_lt, p.alpha_eq,
+                     p.epsilon, p.max_samples, describe_tests(p));
 }
 
 }  // namespace
 
+RaceLevels::RaceLevels(const RaceParameters& p) {
+  const double split = p.control == ErrorControl::familywise
+                           ? static_cast<double>(stats::SequentialLooks(p.max_samples).count())
+                           : 1.0;
+  less = p.alpha_lt / split;
+  equal = p.alpha_eq / split;
+}
+
 RaceCriticalValues::RaceCriticalValues(const RaceParameters& p)
-    : less(p.alpha_lt, table_size(p.max_samples)),
-      interval(p.alpha_eq / 2.0, table_size(p.max_samples)) {}
+    : levels(p),
+      less(levels.less, table_size(p.max_samples)),
+      interval(levels.equal / 2.0, table_size(p.max_samples)) {}
 
 RetiringRaceCriticalValues::RetiringRaceCriticalValues(const RaceParameters& p)
-    : less(p.alpha_lt, table_size(p.max_samples)), bound(p.alpha_eq, table_size(p.max_samples)) {}
+    : levels(p),
+      less(levels.less, table_size(p.max_samples)),
+      bound(levels.equal, table_size(p.max_samples)) {}
 
 RacePlan::RacePlan(const RaceParameters& parameters)
     : parameters_(parameters), critical_(parameters) {}
@@ -275,8 +371,9 @@ RetiringRacePlan::RetiringRacePlan(const RetiringRaceParameters& parameters)
     : parameters_(parameters), critical_(parameters.race) {}
 std::string RetiringRacePlan::describe() const {
   const RaceParameters& p = parameters_.race;
-  return fmt::format("retiring-race(alpha_lt={},alpha_eq={},eps={},best_ratio={},cap={})",
-                     p.alpha_lt, p.alpha_eq, p.epsilon, parameters_.best_ratio, p.max_samples);
+  return fmt::format("retiring-race(alpha_lt={},alpha_eq={},eps={},best_ratio={},cap={}{})",
+                     p.alpha_lt, p.alpha_eq, p.epsilon, parameters_.best_ratio, p.max_samples,
+                     describe_tests(p));
 }
 Decision RetiringRacePlan::run(std::size_t versions, Sampler& sampler,
                                const RoundObserver& observer) const {

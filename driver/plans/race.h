@@ -6,17 +6,42 @@
 
 namespace looprace::plans {
 
+// The location the independent races compare, on the logs of the observations: the mean
+// (Welch's test, the paper's) or the 20 % trimmed mean (Yuen's test), which a few slow runs
+// move little. The blocked races always test the mean of the per-round differences.
+enum class LocationTest { welch, yuen };
+
+// What alpha_lt and alpha_eq bound. per_comparison: each test of each round on its own (the
+// paper's race; over hundreds of comparisons some go wrong by chance). familywise: every
+// comparison the race makes, over all versions and rounds: it tests only at the looks of
+// stats::SequentialLooks, with alpha split evenly over the looks, and each look's loser tests
+// go through Holm's procedure over all ordered pairs of contenders. The equivalence intervals
+// need no split over versions (the stop asks all of them to hold at once). Race and
+// blocked-race only: the retiring races retire versions as winners by bounds tested at every
+// round.
+enum class ErrorControl { per_comparison, familywise };
+
 struct RaceParameters {
   double alpha_lt = 0.02;
   double alpha_eq = 0.05;
   double epsilon = 0.005;
   std::size_t max_samples = 200;
+  LocationTest test = LocationTest::welch;
+  ErrorControl control = ErrorControl::per_comparison;
 };
 
-// Critical values of the loser test (one-sided, alpha_lt) and of the equivalence intervals
-// (two-sided, alpha_eq), tabulated once per plan and shared read-only by concurrent runs.
+// The levels one test of a race runs at: alpha_lt and alpha_eq, divided by the number of looks
+// under familywise control.
+struct RaceLevels {
+  explicit RaceLevels(const RaceParameters& parameters);
+  double less = 0.0, equal = 0.0;
+};
+
+// Critical values of the loser test (one-sided) and of the equivalence intervals (two-sided),
+// tabulated once per plan and shared read-only by concurrent runs.
 struct RaceCriticalValues {
   explicit RaceCriticalValues(const RaceParameters& parameters);
+  RaceLevels levels;
   stats::StudentCriticalValues less, interval;
 };
 
@@ -28,10 +53,11 @@ struct RetiringRaceParameters {
   double best_ratio = 1.5;
 };
 
-// Critical values of the retiring race: the loser test (one-sided, alpha_lt) and the one-sided
-// bound of the difference to the best (alpha_eq).
+// Critical values of the retiring race: the loser test (one-sided) and the one-sided bound of
+// the difference to the best.
 struct RetiringRaceCriticalValues {
   explicit RetiringRaceCriticalValues(const RaceParameters& parameters);
+  RaceLevels levels;
   stats::StudentCriticalValues less, bound;
 };
 

@@ -76,6 +76,38 @@ LocationEstimate mean_estimate(const RunningStats& x) {
           static_cast<double>(x.count()) - 1.0};
 }
 
+LocationEstimate trimmed_mean_estimate(const std::vector<double>& sorted, double trim) {
+  if (!(trim >= 0.0 && trim < 0.5))
+    throw std::invalid_argument("trim must be in [0, 0.5)");
+  const std::size_t n = sorted.size();
+  const auto g = static_cast<std::size_t>(std::floor(trim * static_cast<double>(n)));
+  const std::size_t h = n - 2 * g;
+  if (n < 2 || h < 2) throw std::invalid_argument("a trimmed mean needs 2 observations kept");
+  double kept = 0.0;
+  for (std::size_t i = g; i < n - g; ++i) kept += sorted[i];
+  const double mean = kept / static_cast<double>(h);
+  // Winsorized: the g lowest become sorted[g], the g highest sorted[n - g - 1].
+  const double low = sorted[g], high = sorted[n - g - 1];
+  const double winsorized_mean =
+      (kept + static_cast<double>(g) * (low + high)) / static_cast<double>(n);
+  double squares = static_cast<double>(g) * ((low - winsorized_mean) * (low - winsorized_mean) +
+                                              (high - winsorized_mean) * (high - winsorized_mean));
+  for (std::size_t i = g; i < n - g; ++i)
+    squares += (sorted[i] - winsorized_mean) * (sorted[i] - winsorized_mean);
+  const double hd = static_cast<double>(h);
+  return {mean, squares / (hd * (hd - 1.0)), hd - 1.0};
+}
+
+LocationEstimate difference(const LocationEstimate& a, const LocationEstimate& b) {
+  return {a.value - b.value, a.variance + b.variance, welch_df(a, b)};
+}
+
+double p_value_below(const LocationEstimate& x, double limit) {
+  const double std_error = std::sqrt(x.variance);
+  if (std_error == 0.0) return x.value < limit ? 0.0 : 1.0;
+  return t_cdf((x.value - limit) / std_error, x.df);
+}
+
 double welch_df(const LocationEstimate& a, const LocationEstimate& b) {
   const double denominator = a.variance * a.variance / a.df + b.variance * b.variance / b.df;
   if (denominator == 0.0) return a.df + b.df;

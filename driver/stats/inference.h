@@ -39,6 +39,22 @@ struct LocationEstimate {
 // The mean of x as a LocationEstimate; n >= 2 for a finite df.
 LocationEstimate mean_estimate(const RunningStats& x);
 
+// Yuen's trimmed mean of a sorted sample: the mean after floor(trim * n) observations are cut
+// from each end, with the squared standard error (n - 1) s_w^2 / (h (h - 1)) from the
+// winsorized variance s_w^2 and h - 1 df, h the observations kept. Welch's test on two of
+// these is Yuen's test (R: mean(x, trim = 0.2); SciPy: ttest_ind(trim=0.2)): a few slow runs
+// move it little. Throws std::invalid_argument when fewer than 2 observations are kept or
+// trim is not in [0, 0.5).
+LocationEstimate trimmed_mean_estimate(const std::vector<double>& sorted, double trim);
+
+// a.value - b.value as a LocationEstimate with the Welch–Satterthwaite df.
+LocationEstimate difference(const LocationEstimate& a, const LocationEstimate& b);
+
+// One-sided p-value of the t-test that x's location is below `limit` (H0: location >= limit):
+// the probability of a statistic this low. A zero standard error gives 0 when the value is
+// below the limit and 1 otherwise.
+double p_value_below(const LocationEstimate& x, double limit);
+
 // Welch–Satterthwaite degrees of freedom of a.value - b.value; dfa + dfb when both variances
 // are zero.
 double welch_df(const LocationEstimate& a, const LocationEstimate& b);

@@ -32,11 +32,19 @@ std::vector<VersionShape> seventeen(double sigma, std::size_t best, double best_
   return shapes;
 }
 
+// A race named as replay labels its variants: "race", "race+yuen", "race+familywise", ...
+PlanOptions race_options(const std::string& label) {
+  PlanOptions o;
+  o.name = label.substr(0, label.find('+'));
+  if (label.find("+yuen") != std::string::npos) o.test = LocationTest::yuen;
+  if (label.find("+familywise") != std::string::npos) o.control = ErrorControl::familywise;
+  return o;
+}
+
 class EveryRace : public ::testing::TestWithParam<const char*> {
  protected:
   std::unique_ptr<Plan> plan(double alpha = 0.02, std::size_t cap = 200) const {
-    PlanOptions o;
-    o.name = GetParam();
+    PlanOptions o = race_options(GetParam());
     o.alpha_lt = alpha;
     o.alpha_eq = alpha;
     o.max_samples = cap;
@@ -101,7 +109,7 @@ TEST_P(EveryRace, IdenticalObservationsStopAfterTheInitialTwo) {
   ScriptedSampler sampler({{7, 7, 7}, {7, 7, 7}, {7, 7, 7}});
   const Decision d = plan()->run(3, sampler);
   // The retiring race observes its best once more, to 1.5 times the retired versions' 2.
-  const std::size_t best = GetParam() == std::string("retiring-race") ? 3 : 2;
+  const std::size_t best = std::string(GetParam()).rfind("retiring-race", 0) == 0 ? 3 : 2;
   EXPECT_EQ(d.samples, (std::vector<std::size_t>{best, 2, 2}));
   EXPECT_EQ(d.winners.size(), 3u);
   EXPECT_FALSE(d.cap_hit);
@@ -164,7 +172,15 @@ TEST_P(EveryRace, TracesEveryRoundForTheObserver) {
 
 INSTANTIATE_TEST_SUITE_P(Plans, EveryRace,
                          ::testing::Values("race", "blocked-race", "retiring-race",
-                                           "blocked-retiring-race"));
+                                           "blocked-retiring-race", "race+yuen",
+                                           "retiring-race+yuen", "race+familywise",
+                                           "blocked-race+familywise", "race+yuen+familywise"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           std::replace(name.begin(), name.end(), '+', '_');
+                           return name;
+                         });
 
 TEST(BlockedRace, NeedsFewerRunsThanTheRaceUnderDrift) {
   // Drift of 2% per round swamps a 1% difference for independent samples, not for the
@@ -329,9 +345,63 @@ TEST(BlockedRetiringRace, RetiredVersionsStayOutAndStayWinners) {
   EXPECT_NE(std::find(d.winners.begin(), d.winners.end(), 1u), d.winners.end());
 }
 
+// How often a race of 17 versions that are all the same ever puts one out (any loser in any
+// round is a false result), over `runs` seeded races.
+double false_elimination_rate(const PlanOptions& o, std::size_t runs) {
+  const auto plan = make_plan(o);
+  std::size_t wrong = 0;
+  for (std::size_t seed = 1; seed <= runs; ++seed) {
+    SyntheticSampler sampler(std::vector<VersionShape>(17, VersionShape{1000.0, 0.02}), seed);
+    bool eliminated = false;
+    plan->run(17, sampler, [&](const RoundTrace& t) { eliminated |= !t.losers.empty(); });
+    wrong += eliminated;
+  }
+  return static_cast<double>(wrong) / static_cast<double>(runs);
+}
+
+TEST(FamilywiseRace, KeepsTheChanceOfAnyFalseEliminationUnderAlpha) {
+  for (const char* name : {"race", "blocked-race"}) {
+    PlanOptions o;
+    o.name = name;
+    o.alpha_lt = o.alpha_eq = 0.05;
+    o.max_samples = 100;
+    o.epsilon = 0.001;  // long races: many rounds, many comparisons
+    o.control = ErrorControl::familywise;
+    EXPECT_LE(false_elimination_rate(o, 200), 0.05) << name;
+    // The paper's race tests every pair every round at 0.05: some pair goes wrong by chance.
+    o.control = ErrorControl::per_comparison;
+    EXPECT_GE(false_elimination_rate(o, 200), 0.5) << name;
+  }
+}
+
+TEST(FamilywiseRace, AVersionTheIntervalsShowSlowerIsNoWinner) {
+  // Version 1 is 20 % slower: at the stop the equivalence intervals show it, whether or not the
+  // stricter familywise loser test has put it out yet.
+  SyntheticSampler sampler({{1000.0, 0.01}, {1200.0, 0.01}, {1001.0, 0.01}}, 5);
+  PlanOptions o;
+  o.control = ErrorControl::familywise;
+  const Decision d = make_plan(o)->run(3, sampler);
+  EXPECT_EQ(std::find(d.winners.begin(), d.winners.end(), 1u), d.winners.end());
+  EXPECT_NE(std::find(d.winners.begin(), d.winners.end(), d.chosen), d.winners.end());
+}
+
+TEST(Factory, RefusesTestsAPlanCannotRun) {
+  PlanOptions yuen_blocked;
+  yuen_blocked.name = "blocked-race";
+  yuen_blocked.test = LocationTest::yuen;
+  EXPECT_THROW(make_plan(yuen_blocked), std::invalid_argument);
+  PlanOptions familywise_retiring;
+  familywise_retiring.name = "retiring-race";
+  familywise_retiring.control = ErrorControl::familywise;
+  EXPECT_THROW(make_plan(familywise_retiring), std::invalid_argument);
+}
+
 TEST(Race, DescribesItsParameters) {
   EXPECT_EQ(RacePlan({0.02, 0.05, 0.005, 100}).describe(),
             "race(alpha_lt=0.02,alpha_eq=0.05,eps=0.005,cap=100)");
+  EXPECT_EQ(RacePlan({0.02, 0.05, 0.005, 100, LocationTest::yuen, ErrorControl::familywise})
+                .describe(),
+            "race(alpha_lt=0.02,alpha_eq=0.05,eps=0.005,cap=100,test=yuen,control=familywise)");
   EXPECT_EQ(RetiringRacePlan({{0.01, 0.2, 0.005, 50}, 2.0}).describe(),
             "retiring-race(alpha_lt=0.01,alpha_eq=0.2,eps=0.005,best_ratio=2,cap=50)");
 }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -179,6 +180,61 @@ TEST(ProportionInterval, MatchesRPropTest) {
   EXPECT_NEAR(few.lower, 0.0142424823669633, 1e-10);
   EXPECT_NEAR(few.upper, 0.267858868435965, 1e-10);
   EXPECT_THROW(proportion_interval(1, 0, 0.95), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace looprace::stats
+
+namespace looprace::stats {
+namespace {
+
+std::vector<double> sorted(std::vector<double> x) {
+  std::sort(x.begin(), x.end());
+  return x;
+}
+
+// A long right tail, n = 20 (U in reference.R).
+const std::vector<double> kU = {1.5,  1.1,  0.9,  1.0,  1.2,  5.8,  1.05, 0.95, 1.3,  1.15,
+                                0.99, 1.02, 7.5,  1.01, 1.08, 1.12, 0.97, 1.04, 1.09, 1.11};
+
+TEST(TrimmedMean, MatchesRsYuenEstimate) {
+  const LocationEstimate u = trimmed_mean_estimate(sorted(kU), 0.2);
+  EXPECT_NEAR(u.value, 1.08083333333333, 1e-12);
+  EXPECT_NEAR(u.variance, 0.000920113636363636, 1e-15);
+  EXPECT_DOUBLE_EQ(u.df, 11.0);
+  const LocationEstimate b = trimmed_mean_estimate(sorted(kB), 0.2);
+  EXPECT_NEAR(b.value, 12.725, 1e-12);
+  EXPECT_NEAR(b.variance, 0.0715476190476191, 1e-14);
+  EXPECT_DOUBLE_EQ(b.df, 7.0);
+}
+
+TEST(TrimmedMean, UntrimmedIsTheMean) {
+  const LocationEstimate a = trimmed_mean_estimate(sorted(kA), 0.0);
+  const LocationEstimate m = mean_estimate(of(kA));
+  EXPECT_NEAR(a.value, m.value, 1e-12);
+  EXPECT_NEAR(a.variance, m.variance, 1e-12);
+  EXPECT_DOUBLE_EQ(a.df, m.df);
+}
+
+TEST(TrimmedMean, RejectsTooFewKeptAndBadTrim) {
+  EXPECT_THROW(trimmed_mean_estimate({1.0}, 0.2), std::invalid_argument);
+  EXPECT_THROW(trimmed_mean_estimate({1.0, 2.0, 3.0, 4.0, 5.0}, 0.45), std::invalid_argument);
+  EXPECT_THROW(trimmed_mean_estimate({1.0, 2.0, 3.0}, 0.5), std::invalid_argument);
+}
+
+TEST(YuenTest, PValueAndDfMatchR) {
+  const LocationEstimate d = difference(trimmed_mean_estimate(sorted(kA), 0.2),
+                                        trimmed_mean_estimate(sorted(kB), 0.2));
+  EXPECT_NEAR(d.df, 10.4193875544641, 1e-10);
+  EXPECT_NEAR(p_value_below(d, 0.0), 0.000279845631672411, 1e-12);
+}
+
+TEST(PValueBelow, AgreesWithWelchAndHandlesZeroSpread) {
+  const TTest t = welch_t_test(of(kA), of(kB), Alternative::less, 0.95);
+  EXPECT_NEAR(p_value_below(difference(mean_estimate(of(kA)), mean_estimate(of(kB))), 0.0),
+              t.p_value, 1e-14);
+  EXPECT_EQ(p_value_below({1.0, 0.0, 3.0}, 2.0), 0.0);
+  EXPECT_EQ(p_value_below({2.0, 0.0, 3.0}, 2.0), 1.0);
 }
 
 }  // namespace
