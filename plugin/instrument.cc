@@ -6,12 +6,15 @@ namespace looprace {
 namespace {
 
 tree rdtscp_decl;
+tree rdtsc_decl;
 tree lfence_decl;
 tree record_decl;
+EntryCpu entry_cpu_read = EntryCpu::rdtscp;
 
 // The trees live across functions, so the garbage collector must see them.
 const ggc_root_tab kRoots[] = {
     {&rdtscp_decl, 1, sizeof rdtscp_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
+    {&rdtsc_decl, 1, sizeof rdtsc_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
     {&lfence_decl, 1, sizeof lfence_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
     {&record_decl, 1, sizeof record_decl, &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
     LAST_GGC_ROOT_TAB,
@@ -56,6 +59,30 @@ std::pair<tree, tree> append_serialized_tsc(gimple_seq* seq, tree cpu_slot) {
   return {tsc, cpu};
 }
 
+// Appends `cpu = rdpid; lfence (); tsc = rdtsc ();` to seq; returns {tsc, cpu}. rdpid is an
+// asm statement: its builtin would need -mrdpid in every instrumented function.
+std::pair<tree, tree> append_entry_tsc_rdpid(gimple_seq* seq) {
+  tree id = make_ssa_name(long_long_unsigned_type_node);
+  vec<tree, va_gc>* outputs = nullptr;
+  const char* constraint = "=r";
+  vec_safe_push(outputs,
+                build_tree_list(build_tree_list(NULL_TREE, build_string(strlen(constraint) + 1,
+                                                                        constraint)),
+                                id));
+  gasm* read_id = gimple_build_asm_vec("rdpid %0", nullptr, outputs, nullptr, nullptr);
+  gimple_asm_set_volatile(read_id, true);
+  SSA_NAME_DEF_STMT(id) = read_id;
+  gimple_seq_add_stmt(seq, read_id);
+  tree cpu = make_ssa_name(unsigned_type_node);
+  gimple_seq_add_stmt(seq, gimple_build_assign(cpu, NOP_EXPR, id));
+  gimple_seq_add_stmt(seq, gimple_build_call(lfence_decl, 0));
+  tree tsc = make_ssa_name(TREE_TYPE(TREE_TYPE(rdtsc_decl)));
+  gcall* read = gimple_build_call(rdtsc_decl, 0);
+  gimple_call_set_lhs(read, tsc);
+  gimple_seq_add_stmt(seq, read);
+  return {tsc, cpu};
+}
+
 // The only entry edge of loop, or nullptr when there is no usable preheader.
 edge entry_edge(class loop* loop) {
   edge found = nullptr;
@@ -83,7 +110,8 @@ bool instrument_loop(const LoopIdentity& identity, tree cpu_slot) {
   tree id = build_int_cst(long_long_unsigned_type_node, identity.hash);
 
   gimple_seq on_entry = nullptr;
-  auto [t0, cpu0] = append_serialized_tsc(&on_entry, cpu_slot);
+  auto [t0, cpu0] = entry_cpu_read == EntryCpu::rdpid ? append_entry_tsc_rdpid(&on_entry)
+                                                      : append_serialized_tsc(&on_entry, cpu_slot);
   gsi_insert_seq_on_edge_immediate(entry, on_entry);
 
   for (edge exit : exits) {
@@ -98,13 +126,15 @@ bool instrument_loop(const LoopIdentity& identity, tree cpu_slot) {
 
 }  // namespace
 
-bool prepare_instrumentation() {
+bool prepare_instrumentation(EntryCpu entry_cpu) {
   if (record_decl) return true;
+  entry_cpu_read = entry_cpu;
   rdtscp_decl = find_target_builtin("__builtin_ia32_rdtscp");
+  rdtsc_decl = find_target_builtin("__builtin_ia32_rdtsc");
   lfence_decl = find_target_builtin("__builtin_ia32_lfence");
-  if (!rdtscp_decl || !lfence_decl) {
-    error("looprace: cannot instrument loops: the target has no %qs or %qs builtin",
-          "__builtin_ia32_rdtscp", "__builtin_ia32_lfence");
+  if (!rdtscp_decl || !rdtsc_decl || !lfence_decl) {
+    error("looprace: cannot instrument loops: the target has no %qs, %qs or %qs builtin",
+          "__builtin_ia32_rdtscp", "__builtin_ia32_rdtsc", "__builtin_ia32_lfence");
     return false;
   }
   record_decl = declare_record_hook();

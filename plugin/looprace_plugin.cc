@@ -24,6 +24,8 @@ const plugin_info kPluginInfo = {
     "*)\n"
     "  -fplugin-arg-looprace-profile=PATH       factors from a looprace profile\n"
     "  -fplugin-arg-looprace-instrument=SEL,... time these loops (needs liblooprace_rt)\n"
+    "  -fplugin-arg-looprace-entry-cpu=R        rdtscp (default) or rdpid: how a timed loop's\n"
+    "                                           entry reads the processor id\n"
     "  -fplugin-arg-looprace-verify=PATH        append the factor GCC really applied per loop\n"
     "  -fplugin-arg-looprace-layout-seed=S      pad each function by its own seeded amount\n",
 };
@@ -35,6 +37,7 @@ struct PluginState {
   std::optional<std::uint64_t> layout_seed;
   UnrollControl unroll;
   std::vector<LoopSelector> instrument;
+  EntryCpu entry_cpu = EntryCpu::rdtscp;
   LoopTable table;
   FactorVerifier verifier;
 };
@@ -45,12 +48,12 @@ PluginState state;
 bool parse_argument(const plugin_argument& argument) {
   std::string key = argument.key;
   const char* value = argument.value;
-  static const std::set<std::string> kKeys = {"table",      "unroll", "profile",
-                                              "instrument", "verify", "layout-seed"};
+  static const std::set<std::string> kKeys = {"table",  "unroll",      "profile",  "instrument",
+                                              "verify", "layout-seed", "entry-cpu"};
   if (!kKeys.count(key)) {
     error(
         "looprace: unknown argument %<-fplugin-arg-looprace-%s%> (known: table, unroll, "
-        "profile, instrument, verify, layout-seed)",
+        "profile, instrument, verify, layout-seed, entry-cpu)",
         key.c_str());
     return false;
   }
@@ -64,6 +67,12 @@ bool parse_argument(const plugin_argument& argument) {
     state.table_path = value;
   } else if (key == "verify") {
     state.verify_path = value;
+  } else if (key == "entry-cpu") {
+    if (std::strcmp(value, "rdtscp") != 0 && std::strcmp(value, "rdpid") != 0) {
+      error("looprace: %<-fplugin-arg-looprace-entry-cpu=%s%>: expected rdtscp or rdpid", value);
+      return false;
+    }
+    state.entry_cpu = std::strcmp(value, "rdpid") == 0 ? EntryCpu::rdpid : EntryCpu::rdtscp;
   } else if (key == "layout-seed") {
     char* end = nullptr;
     errno = 0;
@@ -143,7 +152,7 @@ class LoopPass : public gimple_opt_pass {
     }
 
     unsigned int todo = 0;
-    if (!to_instrument.empty() && prepare_instrumentation()) {
+    if (!to_instrument.empty() && prepare_instrumentation(state.entry_cpu)) {
       loop_optimizer_finalize();
       loop_optimizer_init(LOOPS_NORMAL | LOOPS_HAVE_RECORDED_EXITS);
       if (instrument_loops(fun, to_instrument) > 0) todo |= TODO_update_ssa_only_virtuals;

@@ -6,6 +6,7 @@
  *   unserialized  rdtsc ... rdtsc                   (reference)
  *   reads         rdtscp; lfence ... rdtscp; lfence (what the plugin emits, without the call)
  *   instrumented  reads + __looprace_record         (the full entry/exit of an empty loop)
+ *   instrumented_rdpid  the same with the entry-cpu=rdpid entry (needs a CPU with rdpid)
  *   fir           one call of fir_filter_block on 512 samples (a real loop entry, >= 12,000
  *                 cycles; the same function code in both fir variants, so no layout effect)
  *   fir_floor     the same call inside the floor pair
@@ -31,7 +32,7 @@
 #define ITERATIONS 1000
 #define FIR_ITERATIONS 20
 #define FIR_LENGTH 512
-#define VARIANTS 8
+#define VARIANTS 9
 #define BENCH_LOOP_ID UINT64_C(0x0123456789abcdef)
 
 static volatile uint64_t sink;
@@ -89,6 +90,17 @@ static uint64_t run_instrumented(void) {
   return looprace_tsc_read(&cpu) - start;
 }
 
+static uint64_t run_instrumented_rdpid(void) {
+  uint32_t cpu, cpu0, cpu1;
+  uint64_t start = looprace_tsc_read(&cpu);
+  for (int i = 0; i < ITERATIONS; ++i) {
+    uint64_t t0 = looprace_tsc_read_entry_rdpid(&cpu0);
+    uint64_t t1 = looprace_tsc_read(&cpu1);
+    __looprace_record(BENCH_LOOP_ID, t0, t1, cpu0, cpu1);
+  }
+  return looprace_tsc_read(&cpu) - start;
+}
+
 static uint64_t run_fir(void) {
   uint32_t cpu;
   uint64_t start = looprace_tsc_read(&cpu);
@@ -138,7 +150,17 @@ static uint64_t run_fir_instrumented(void) {
   return looprace_tsc_read(&cpu) - start;
 }
 
-enum { FLOOR, UNSERIALIZED, READS, INSTRUMENTED, FIR, FIR_FLOOR, FIR_READS, FIR_INSTRUMENTED };
+enum {
+  FLOOR,
+  UNSERIALIZED,
+  READS,
+  INSTRUMENTED,
+  FIR,
+  FIR_FLOOR,
+  FIR_READS,
+  FIR_INSTRUMENTED,
+  INSTRUMENTED_RDPID
+};
 
 static const struct {
   const char* name;
@@ -151,7 +173,8 @@ static const struct {
                         {"fir", run_fir, FIR_ITERATIONS},
                         {"fir_floor", run_fir_floor, FIR_ITERATIONS},
                         {"fir_reads", run_fir_reads, FIR_ITERATIONS},
-                        {"fir_instrumented", run_fir_instrumented, FIR_ITERATIONS}};
+                        {"fir_instrumented", run_fir_instrumented, FIR_ITERATIONS},
+                        {"instrumented_rdpid", run_instrumented_rdpid, ITERATIONS}};
 
 static int compare_double(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
@@ -189,6 +212,7 @@ int main(int argc, char** argv) {
   double* ticks[VARIANTS];
   double* ratio = malloc(sizeof(double) * (size_t)rounds);
   double* reads_ratio = malloc(sizeof(double) * (size_t)rounds);
+  double* rdpid_ratio = malloc(sizeof(double) * (size_t)rounds);
   double* fir_ratio = malloc(sizeof(double) * (size_t)rounds);
   double* fir_added = malloc(sizeof(double) * (size_t)rounds);
   double* fir_floor_ratio = malloc(sizeof(double) * (size_t)rounds);
@@ -216,6 +240,7 @@ int main(int argc, char** argv) {
       ticks[order[i]][round] = (double)variants[order[i]].run() / variants[order[i]].iterations;
     ratio[round] = ticks[INSTRUMENTED][round] / ticks[FLOOR][round];
     reads_ratio[round] = ticks[READS][round] / ticks[FLOOR][round];
+    rdpid_ratio[round] = ticks[INSTRUMENTED_RDPID][round] / ticks[FLOOR][round];
     fir_ratio[round] = ticks[FIR_INSTRUMENTED][round] / ticks[FIR][round];
     fir_added[round] = ticks[FIR_INSTRUMENTED][round] - ticks[FIR][round];
     fir_floor_ratio[round] = ticks[FIR_FLOOR][round] / ticks[FIR][round];
@@ -231,6 +256,7 @@ int main(int argc, char** argv) {
   for (int v = 0; v < VARIANTS; ++v) summarize(variants[v].name, ticks[v], rounds);
   summarize("ratio instrumented/floor", ratio, rounds);
   summarize("ratio reads/floor", reads_ratio, rounds);
+  summarize("ratio instrumented_rdpid/floor", rdpid_ratio, rounds);
   summarize("ratio fir_instrumented/fir", fir_ratio, rounds);
   summarize("ticks added to a fir entry", fir_added, rounds);
   summarize("ratio fir_floor/fir", fir_floor_ratio, rounds);

@@ -1,5 +1,7 @@
 #include "build/variant_env.h"
 
+#include <cpuid.h>
+
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -66,6 +68,11 @@ std::string missing_source_hint(const std::string& output, const std::filesystem
   return {};
 }
 
+bool cpu_has_rdpid() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 22)) != 0;
+}
+
 std::vector<std::string> plugin_arguments(const VariantSpec& spec) {
   const std::string prefix = "-fplugin-arg-looprace-";
   std::vector<std::string> args;
@@ -91,6 +98,7 @@ std::vector<std::string> plugin_arguments(const VariantSpec& spec) {
   if (!spec.instrument.empty()) {
     for (const auto& loop : spec.instrument) require_plain(loop, "loop selector");
     args.push_back(prefix + "instrument=" + joined(spec.instrument, ","));
+    if (cpu_has_rdpid()) args.push_back(prefix + "entry-cpu=rdpid");
   }
   if (spec.verify) {
     require_plain(spec.verify->string(), "verify path");

@@ -37,7 +37,12 @@ struct VariantSpec {
   std::optional<std::uint64_t> layout_seed;
 };
 
-// "-fplugin-arg-looprace-..." arguments, in a fixed order.
+// True when this machine's CPU has rdpid (CPUID leaf 7, ECX bit 22).
+bool cpu_has_rdpid();
+
+// "-fplugin-arg-looprace-..." arguments, in a fixed order. Instrumented variants run on this
+// machine, so when its CPU has rdpid they read the entry's processor id with it
+// (entry-cpu=rdpid): that entry costs what the serialized floor costs, rdtscp's more.
 std::vector<std::string> plugin_arguments(const VariantSpec& spec);
 
 // Where variants are built unless --workdir says: outside the sources, so that a build that

@@ -23,12 +23,13 @@ TEST(PluginArguments, AllKeysInAFixedOrder) {
   spec.unroll = {{"1a2b3c4d5e6f7081", 4}, {"src/fir.c:42:19", 0}};
   spec.instrument = {"1a2b3c4d5e6f7081", "00000000000000aa"};
   spec.verify = "/w/verify.jsonl";
-  EXPECT_EQ(plugin_arguments(spec),
-            (std::vector<std::string>{
-                "-fplugin-arg-looprace-table=/w/table.jsonl",
-                "-fplugin-arg-looprace-unroll=1a2b3c4d5e6f7081:4,src/fir.c:42:19:0",
-                "-fplugin-arg-looprace-instrument=1a2b3c4d5e6f7081,00000000000000aa",
-                "-fplugin-arg-looprace-verify=/w/verify.jsonl"}));
+  std::vector<std::string> expected = {
+      "-fplugin-arg-looprace-table=/w/table.jsonl",
+      "-fplugin-arg-looprace-unroll=1a2b3c4d5e6f7081:4,src/fir.c:42:19:0",
+      "-fplugin-arg-looprace-instrument=1a2b3c4d5e6f7081,00000000000000aa"};
+  if (cpu_has_rdpid()) expected.push_back("-fplugin-arg-looprace-entry-cpu=rdpid");
+  expected.push_back("-fplugin-arg-looprace-verify=/w/verify.jsonl");
+  EXPECT_EQ(plugin_arguments(spec), expected);
   EXPECT_TRUE(plugin_arguments({}).empty());
 }
 

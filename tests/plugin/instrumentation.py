@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """instrument=* keeps every corpus program's output (with and without factors, -O0..-O3),
 links (gnu89 extern inline included), reports inlined and cloned copies under one id with
-exact entry counts, and leaves each loop's own unrolling and vectorization as they were."""
+exact entry counts, and leaves each loop's own unrolling and vectorization as they were; the
+same with the entry reading the processor id by rdpid (entry-cpu=rdpid) where the CPU has it."""
 import itertools
 import os
 import re
@@ -12,6 +13,12 @@ args = lib.arguments(__doc__)
 failures = lib.Failures()
 LEVELS = ["-O0", "-O2", "-O3"]
 FACTORS = [None, 1, 4, 7]
+# The factor whose variants also take the rdpid entry (the driver's choice on CPUs that have it).
+RDPID_FACTOR = 4
+with open("/proc/cpuinfo") as cpuinfo:
+    HAS_RDPID = any(line.startswith("flags") and " rdpid" in line for line in cpuinfo)
+if not HAS_RDPID:
+    print("skipped: entry-cpu=rdpid (this CPU has no rdpid)")
 
 
 def link_flags():
@@ -51,6 +58,8 @@ def check_variant(case):
     keys = {"table": table, "instrument": "*"}
     if factor is not None:
         keys["unroll"] = f"*:{factor}"
+    if factor == RDPID_FACTOR and HAS_RDPID:
+        keys["entry-cpu"] = "rdpid"
     exe = build(source, stem, [level] + lib.plugin_flags(args.plugin, **keys) + link_flags())
     if not isinstance(exe, os.PathLike):
         return [f"FAIL {stem}: instrumented build failed:\n{exe.stderr[-2000:]}"]
