@@ -65,10 +65,10 @@ std::pair<tree, tree> append_entry_tsc_rdpid(gimple_seq* seq) {
   tree id = make_ssa_name(long_long_unsigned_type_node);
   vec<tree, va_gc>* outputs = nullptr;
   const char* constraint = "=r";
-  vec_safe_push(outputs,
-                build_tree_list(build_tree_list(NULL_TREE, build_string(strlen(constraint) + 1,
-                                                                        constraint)),
-                                id));
+  vec_safe_push(
+      outputs,
+      build_tree_list(build_tree_list(NULL_TREE, build_string(strlen(constraint) + 1, constraint)),
+                      id));
   gasm* read_id = gimple_build_asm_vec("rdpid %0", nullptr, outputs, nullptr, nullptr);
   gimple_asm_set_volatile(read_id, true);
   SSA_NAME_DEF_STMT(id) = read_id;

@@ -24,8 +24,7 @@ static inline __attribute__((always_inline)) uint64_t looprace_tsc_read(uint32_t
 /* The cheaper entry read the plugin emits with -fplugin-arg-looprace-entry-cpu=rdpid: the
  * processor id by rdpid, then the floor's `lfence; rdtsc`. Only for CPUs that have rdpid
  * (CPUID leaf 7, ECX bit 22); others fault. */
-static inline __attribute__((always_inline)) uint64_t looprace_tsc_read_entry_rdpid(
-    uint32_t* cpu) {
+static inline __attribute__((always_inline)) uint64_t looprace_tsc_read_entry_rdpid(uint32_t* cpu) {
   uint64_t id;
   __asm__ volatile("rdpid %0" : "=r"(id));
   __builtin_ia32_lfence();

@@ -128,16 +128,20 @@ void add_race_command(CLI::App& app) {
                   "Factors to race (default 0..16; 0 = GCC's choice, always raced)")
       ->check(CLI::Range(0, 16))
       ->delimiter(',');
-  cmd->add_option("--plan", options->plan.name, "Sampling plan")
+  options->plan.name = plans::default_plan_name();
+  cmd->add_option("--plan", options->plan.name,
+                  "Sampling plan (blocked-race: the race on per-round ratios, each round "
+                  "observing every survivor)")
       ->check(CLI::IsMember(plans::plan_names()))
       ->capture_default_str();
   cmd->add_option("--alpha-lt", options->plan.alpha_lt,
-                  "Level of the one-sided Welch test that eliminates a slower factor (default: "
-                  "the plan's, from replay: 0.02)");
+                  "Level of the one-sided tests that eliminate slower factors (default: the "
+                  "plan's, from replay: 0.05 over the whole race under familywise control, "
+                  "0.02 per comparison)");
   cmd->add_option("--alpha-eq", options->plan.alpha_eq,
                   "1 - confidence of the intervals that decide equivalence; for the retiring "
                   "races the level of the one-sided bound of each difference to the best "
-                  "(default: the plan's, from replay: race 0.05, retiring-race 0.03, "
+                  "(default: the plan's, from replay: 0.05; per comparison retiring-race 0.03, "
                   "blocked-retiring-race 0.001)");
   cmd->add_option("--best-ratio", options->plan.best_ratio,
                   "retiring-race: before deciding, the best is observed alone until it has this "
@@ -152,8 +156,7 @@ void add_race_command(CLI::App& app) {
                   "What --alpha-lt and --alpha-eq bound: per-comparison (each test, the "
                   "paper's) or familywise (every comparison over all factors and rounds)")
       ->transform(one_of(plans::error_control_names()))
-      ->option_text("per-comparison|familywise (default " +
-                    plans::to_string(options->plan.control) + ")");
+      ->option_text("per-comparison|familywise (default: familywise for race and blocked-race)");
   cmd->add_option("--epsilon", options->plan.epsilon,
                   "Worst-case speedup below 1+epsilon counts as equal")
       ->capture_default_str();
@@ -216,7 +219,10 @@ void add_race_command(CLI::App& app) {
 Running the same command again resumes an interrupted race from the store.)txt");
   cmd->callback([options, cmd] {
     // Alpha levels not given on the command line are the chosen plan's own (from replay).
-    const plans::PlanOptions defaults = plans::default_options(options->plan.name);
+    const bool control_given = cmd->count("--error-control") > 0;
+    const plans::PlanOptions defaults = plans::default_options(
+        options->plan.name, control_given ? std::optional(options->plan.control) : std::nullopt);
+    options->plan.control = defaults.control;
     if (cmd->count("--alpha-lt") == 0) options->plan.alpha_lt = defaults.alpha_lt;
     if (cmd->count("--alpha-eq") == 0) options->plan.alpha_eq = defaults.alpha_eq;
     plans::make_plan(options->plan);  // a plan's bad options fail here, before any build

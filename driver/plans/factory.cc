@@ -42,10 +42,21 @@ const std::vector<std::string>& plan_names() {
   return names;
 }
 
-PlanOptions default_options(const std::string& name) {
+const std::string& default_plan_name() {
+  static const std::string name = "blocked-race";
+  return name;
+}
+
+PlanOptions default_options(const std::string& name, std::optional<ErrorControl> control) {
   PlanOptions o;
   o.name = name;
-  if (name == "retiring-race") {
+  const bool can_be_familywise = name == "race" || name == "blocked-race";
+  o.control =
+      control.value_or(can_be_familywise ? ErrorControl::familywise : ErrorControl::per_comparison);
+  if (o.control == ErrorControl::familywise) {
+    o.alpha_lt = 0.05;
+    o.alpha_eq = 0.05;
+  } else if (name == "retiring-race") {
     o.alpha_lt = 0.02;
     o.alpha_eq = 0.03;
   } else if (name == "blocked-retiring-race") {

@@ -39,9 +39,7 @@ class IndependentLogs {
       if (observations[i]) add(sampled[i], std::log(*observations[i]));
   }
   // Ranks the versions: the lower, the faster.
-  double score(std::size_t v, const std::vector<std::size_t>&) const {
-    return estimates_[v].value;
-  }
+  double score(std::size_t v, const std::vector<std::size_t>&) const { return estimates_[v].value; }
   bool faster(std::size_t d, std::size_t c, const StudentCriticalValues& less) const {
     return less.difference_below(estimates_[d], estimates_[c], 0.0);
   }
@@ -80,7 +78,7 @@ class IndependentLogs {
 
   static constexpr double kYuenTrim = 0.2;  // the usual choice: 20 % from each end
   LocationTest test_;
-  std::vector<RunningStats> running_;       // welch
+  std::vector<RunningStats> running_;        // welch
   std::vector<std::vector<double>> sorted_;  // yuen
   std::vector<LocationEstimate> estimates_;
 };
@@ -176,8 +174,7 @@ std::vector<std::size_t> unbeaten(const Model& model, const std::vector<std::siz
   std::vector<bool> removed(n, false);
   std::vector<std::size_t> survivors;
   for (std::size_t j = 0; j < n; ++j) {
-    for (std::size_t i = 0; i < n && !removed[j]; ++i)
-      removed[j] = !removed[i] && shown[i * n + j];
+    for (std::size_t i = 0; i < n && !removed[j]; ++i) removed[j] = !removed[i] && shown[i * n + j];
     if (!removed[j]) survivors.push_back(alive[j]);
   }
   return survivors;

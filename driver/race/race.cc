@@ -39,7 +39,12 @@ int exit_status_of(const run::ProcessResult& p) {
 std::vector<store::LoopObservation> observations_of(const run::RunResult& r) {
   std::vector<store::LoopObservation> out;
   for (const auto& [id, t] : r.observations.loops) {
-    store::LoopObservation o{id, t.cycles, t.entries, t.migrated, t.nested};
+    store::LoopObservation o;
+    o.loop_id = id;
+    o.cycles = t.cycles;
+    o.entries = t.entries;
+    o.migrated = t.migrated;
+    o.nested = t.nested;
     if (auto f = r.observations.filtered(id)) {
       o.filtered = f->cycles;
       o.disturbed = f->disturbed;

@@ -77,8 +77,7 @@ LocationEstimate mean_estimate(const RunningStats& x) {
 }
 
 LocationEstimate trimmed_mean_estimate(const std::vector<double>& sorted, double trim) {
-  if (!(trim >= 0.0 && trim < 0.5))
-    throw std::invalid_argument("trim must be in [0, 0.5)");
+  if (!(trim >= 0.0 && trim < 0.5)) throw std::invalid_argument("trim must be in [0, 0.5)");
   const std::size_t n = sorted.size();
   const auto g = static_cast<std::size_t>(std::floor(trim * static_cast<double>(n)));
   const std::size_t h = n - 2 * g;
@@ -91,7 +90,7 @@ LocationEstimate trimmed_mean_estimate(const std::vector<double>& sorted, double
   const double winsorized_mean =
       (kept + static_cast<double>(g) * (low + high)) / static_cast<double>(n);
   double squares = static_cast<double>(g) * ((low - winsorized_mean) * (low - winsorized_mean) +
-                                              (high - winsorized_mean) * (high - winsorized_mean));
+                                             (high - winsorized_mean) * (high - winsorized_mean));
   for (std::size_t i = g; i < n - g; ++i)
     squares += (sorted[i] - winsorized_mean) * (sorted[i] - winsorized_mean);
   const double hd = static_cast<double>(h);

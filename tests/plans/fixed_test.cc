@@ -109,7 +109,10 @@ TEST(Factory, DefaultOptionsAreThePlansOwnAndBuild) {
     EXPECT_EQ(o.name, name);
     EXPECT_NE(make_plan(o), nullptr) << name;
   }
-  EXPECT_EQ(default_options("race").alpha_eq, PlanOptions{}.alpha_eq);
+  EXPECT_EQ(default_options(default_plan_name()).control, ErrorControl::familywise);
+  EXPECT_EQ(default_options("race", ErrorControl::per_comparison).alpha_lt, PlanOptions{}.alpha_lt);
+  EXPECT_EQ(default_options("race", ErrorControl::per_comparison).alpha_eq, PlanOptions{}.alpha_eq);
+  EXPECT_EQ(default_options("retiring-race").control, ErrorControl::per_comparison);
   EXPECT_LT(default_options("retiring-race").alpha_eq, PlanOptions{}.alpha_eq);
 }
 

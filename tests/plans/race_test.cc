@@ -399,9 +399,9 @@ TEST(Factory, RefusesTestsAPlanCannotRun) {
 TEST(Race, DescribesItsParameters) {
   EXPECT_EQ(RacePlan({0.02, 0.05, 0.005, 100}).describe(),
             "race(alpha_lt=0.02,alpha_eq=0.05,eps=0.005,cap=100)");
-  EXPECT_EQ(RacePlan({0.02, 0.05, 0.005, 100, LocationTest::yuen, ErrorControl::familywise})
-                .describe(),
-            "race(alpha_lt=0.02,alpha_eq=0.05,eps=0.005,cap=100,test=yuen,control=familywise)");
+  EXPECT_EQ(
+      RacePlan({0.02, 0.05, 0.005, 100, LocationTest::yuen, ErrorControl::familywise}).describe(),
+      "race(alpha_lt=0.02,alpha_eq=0.05,eps=0.005,cap=100,test=yuen,control=familywise)");
   EXPECT_EQ(RetiringRacePlan({{0.01, 0.2, 0.005, 50}, 2.0}).describe(),
             "retiring-race(alpha_lt=0.01,alpha_eq=0.2,eps=0.005,best_ratio=2,cap=50)");
 }

@@ -194,8 +194,8 @@ std::vector<double> sorted(std::vector<double> x) {
 }
 
 // A long right tail, n = 20 (U in reference.R).
-const std::vector<double> kU = {1.5,  1.1,  0.9,  1.0,  1.2,  5.8,  1.05, 0.95, 1.3,  1.15,
-                                0.99, 1.02, 7.5,  1.01, 1.08, 1.12, 0.97, 1.04, 1.09, 1.11};
+const std::vector<double> kU = {1.5,  1.1,  0.9, 1.0,  1.2,  5.8,  1.05, 0.95, 1.3,  1.15,
+                                0.99, 1.02, 7.5, 1.01, 1.08, 1.12, 0.97, 1.04, 1.09, 1.11};
 
 TEST(TrimmedMean, MatchesRsYuenEstimate) {
   const LocationEstimate u = trimmed_mean_estimate(sorted(kU), 0.2);
@@ -223,8 +223,8 @@ TEST(TrimmedMean, RejectsTooFewKeptAndBadTrim) {
 }
 
 TEST(YuenTest, PValueAndDfMatchR) {
-  const LocationEstimate d = difference(trimmed_mean_estimate(sorted(kA), 0.2),
-                                        trimmed_mean_estimate(sorted(kB), 0.2));
+  const LocationEstimate d =
+      difference(trimmed_mean_estimate(sorted(kA), 0.2), trimmed_mean_estimate(sorted(kB), 0.2));
   EXPECT_NEAR(d.df, 10.4193875544641, 1e-10);
   EXPECT_NEAR(p_value_below(d, 0.0), 0.000279845631672411, 1e-12);
 }

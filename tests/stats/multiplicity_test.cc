@@ -10,7 +10,7 @@ namespace looprace::stats {
 namespace {
 
 const std::vector<double> kP = {0.001, 0.02, 0.0049, 0.012};  // Holm-adjusted, n = 6:
-                                                               // 0.006 0.06 0.0245 0.048
+                                                              // 0.006 0.06 0.0245 0.048
 
 TEST(Holm, RejectsWhatRsAdjustedPValuesReject) {
   EXPECT_EQ(holm_rejections(kP, 6, 0.05), (std::vector<bool>{true, false, true, true}));
