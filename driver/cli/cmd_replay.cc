@@ -98,34 +98,37 @@ std::string variant_label(const plans::PlanOptions& p) {
   return label;
 }
 
-// The labels of `settings`, in order of first appearance.
-std::vector<std::string> labels_of(const std::vector<Setting>& settings) {
-  std::vector<std::string> labels;
+// The first setting of each label, in order: one per plan variant.
+std::vector<const Setting*> variants_of(const std::vector<Setting>& settings) {
+  std::vector<const Setting*> variants;
   for (const auto& s : settings)
-    if (std::find(labels.begin(), labels.end(), s.label) == labels.end()) labels.push_back(s.label);
+    if (std::none_of(variants.begin(), variants.end(),
+                     [&](const Setting* v) { return v->label == s.label; }))
+      variants.push_back(&s);
+  return variants;
+}
+
+std::vector<std::string> labels_of(const std::vector<const Setting*>& variants) {
+  std::vector<std::string> labels;
+  for (const Setting* v : variants) labels.push_back(v->label);
   return labels;
 }
 
-// Every level pair of a race, for each of its test and error control variants (the blocked
-// races test paired means only; the retiring races have no familywise form).
+// Every level pair of a race, for each test and error control variant the plan can run.
 void add_race_grid(const ReplayCommandOptions& o, plans::PlanOptions p,
                    const std::function<void(const plans::PlanOptions&)>& add) {
-  for (plans::LocationTest test : o.tests) {
-    if (test != plans::LocationTest::welch && p.name.starts_with("blocked-")) continue;
+  for (plans::LocationTest test : o.tests)
     for (plans::ErrorControl control : o.controls) {
-      if (control == plans::ErrorControl::familywise &&
-          p.name.find("retiring-race") != std::string::npos)
-        continue;
+      p.test = test;
+      p.control = control;
+      if (plans::unsupported_combination(p)) continue;
       for (double lt : o.alpha_lt)
         for (double eq : o.alpha_eq) {
-          p.test = test;
-          p.control = control;
           p.alpha_lt = lt;
           p.alpha_eq = eq;
           add(p);
         }
     }
-  }
 }
 
 std::vector<Setting> grid(const ReplayCommandOptions& o, std::size_t cap) {
@@ -309,8 +312,8 @@ void print_table(const std::vector<Setting>& settings, const plans::Dataset& dat
                 100.0 * s.outcome.failure_rate, s.outcome.mean_samples, 100.0 * s.outcome.cap_rate,
                 s.outcome.mean_winners, 100.0 * s.outcome.failure_rate_geometric);
   std::printf("\nCheapest setting at <= %.2f%% failure:\n", 100.0 * o.target);
-  const std::vector<std::string> labels = labels_of(settings);
-  for (const std::string& name : labels) {
+  const std::vector<const Setting*> variants = variants_of(settings);
+  for (const std::string& name : labels_of(variants)) {
     const Setting* best = cheapest(settings, name, o.target);
     if (!best) {
       std::printf("  %-13s none reaches it\n", name.c_str());
@@ -320,8 +323,9 @@ void print_table(const std::vector<Setting>& settings, const plans::Dataset& dat
                 best->plan->describe().c_str(), best->outcome.mean_samples,
                 100.0 * best->outcome.failure_rate);
   }
-  for (const std::string& race : labels) {
-    if (!plans::races_on_levels(race.substr(0, race.find('+')))) continue;
+  for (const Setting* variant : variants) {
+    if (!plans::races_on_levels(variant->options.name)) continue;
+    const std::string& race = variant->label;
     const Setting* r = cheapest(settings, race, o.target);
     if (!r) continue;
     for (const char* other : {"constant", "javastats"}) {
@@ -435,12 +439,12 @@ void add_replay_command(CLI::App& app) {
       print_table(settings, data, single_version, *o, cap);
     if (!o->csv_out.empty()) write_csv(o->csv_out, settings);
     if (!o->svg_prefix.empty()) {
-      const std::vector<std::string> labels = labels_of(settings);
-      write_file(o->svg_prefix + "-failure.svg", figure5(settings, labels, o->target));
-      for (const std::string& name : labels)
-        if (plans::races_on_levels(name.substr(0, name.find('+'))))
-          write_file(fmt::format("{}-sensitivity-{}.svg", o->svg_prefix, name),
-                     figure6(settings, name, *o));
+      const std::vector<const Setting*> variants = variants_of(settings);
+      write_file(o->svg_prefix + "-failure.svg", figure5(settings, labels_of(variants), o->target));
+      for (const Setting* variant : variants)
+        if (plans::races_on_levels(variant->options.name))
+          write_file(fmt::format("{}-sensitivity-{}.svg", o->svg_prefix, variant->label),
+                     figure6(settings, variant->label, *o));
     }
     if (!o->per_loop_csv.empty()) {
       std::ofstream out(o->per_loop_csv);

@@ -42,6 +42,18 @@ const std::vector<std::string>& plan_names() {
   return names;
 }
 
+std::optional<std::string> unsupported_combination(const PlanOptions& o) {
+  if (o.test == LocationTest::yuen && o.name.starts_with("blocked-"))
+    return fmt::format(
+        "--test yuen: {} tests the mean of paired differences; use race or retiring-race", o.name);
+  if (o.control == ErrorControl::familywise && o.name.find("retiring-race") != std::string::npos)
+    return fmt::format(
+        "--error-control familywise: {} retires versions as winners by one-sided bounds that "
+        "are not split over its looks; use race or blocked-race",
+        o.name);
+  return std::nullopt;
+}
+
 const std::string& default_plan_name() {
   static const std::string name = "blocked-race";
   return name;
@@ -50,9 +62,10 @@ const std::string& default_plan_name() {
 PlanOptions default_options(const std::string& name, std::optional<ErrorControl> control) {
   PlanOptions o;
   o.name = name;
-  const bool can_be_familywise = name == "race" || name == "blocked-race";
-  o.control =
-      control.value_or(can_be_familywise ? ErrorControl::familywise : ErrorControl::per_comparison);
+  o.control = ErrorControl::familywise;
+  if (!races_on_levels(name) || unsupported_combination(o))
+    o.control = ErrorControl::per_comparison;
+  o.control = control.value_or(o.control);
   if (o.control == ErrorControl::familywise) {
     o.alpha_lt = 0.05;
     o.alpha_eq = 0.05;
@@ -81,15 +94,7 @@ std::unique_ptr<Plan> make_plan(const PlanOptions& o) {
     if (!(o.epsilon > 0.0))
       throw std::invalid_argument(fmt::format("--epsilon must be > 0, got {}", o.epsilon));
     const RaceParameters p{o.alpha_lt, o.alpha_eq, o.epsilon, o.max_samples, o.test, o.control};
-    if (o.test == LocationTest::yuen && o.name.starts_with("blocked-"))
-      throw std::invalid_argument(fmt::format(
-          "--test yuen: {} tests the mean of paired differences; use race or retiring-race",
-          o.name));
-    if (o.control == ErrorControl::familywise && o.name.find("retiring-race") != std::string::npos)
-      throw std::invalid_argument(fmt::format(
-          "--error-control familywise: {} retires versions as winners by one-sided bounds that "
-          "are not split over its looks; use race or blocked-race",
-          o.name));
+    if (auto reason = unsupported_combination(o)) throw std::invalid_argument(*reason);
     if (o.name == "race") return std::make_unique<RacePlan>(p);
     if (o.name == "blocked-race") return std::make_unique<BlockedRacePlan>(p);
     if (o.name == "blocked-retiring-race") return std::make_unique<BlockedRetiringRacePlan>(p);

@@ -66,6 +66,10 @@ const std::map<std::string, ErrorControl>& error_control_names();
 std::string to_string(LocationTest test);
 std::string to_string(ErrorControl control);
 
+// Why a race cannot run with this test and error control (Yuen's test in a blocked race,
+// familywise control in a retiring race), naming the option; none when it can.
+std::optional<std::string> unsupported_combination(const PlanOptions& options);
+
 // Throws std::invalid_argument naming the offending option ("--alpha-lt must be ...").
 std::unique_ptr<Plan> make_plan(const PlanOptions& options);
 
