@@ -16,27 +16,18 @@
 namespace looprace::cli {
 namespace {
 
-std::string describe_speedup(const nlohmann::json& s) {
-  std::string verdict = s.value("verdict", "unknown");
-  if (verdict == "baseline") return "the chosen code is GCC's default (factor 0)";
-  std::string text;
-  if (s.contains("geometric_speedup")) {
-    text += fmt::format("speedup {:.3f}", s["geometric_speedup"].get<double>());
+std::string describe_speedup(const plans::SpeedupEvidence& evidence) {
+  if (evidence.source == plans::SpeedupSource::kSameCode) {
+    return "the chosen code is GCC's default (factor 0)";
   }
-  if (s.contains("ci")) {
-    text += fmt::format(" (geometric mean, CI {:.3f}..{:.3f} at {:.0f}%)", s["ci"][0].get<double>(),
-                        s["ci"][1].get<double>(), 100 * s.value("confidence", 0.95));
-  }
-  if (s.contains("median_speedup") && s.contains("ci")) {
-    text += fmt::format(", median {:.3f}", s["median_speedup"].get<double>());
-  }
-  if (s.contains("baseline_n")) {
-    text += fmt::format("; {} and {} runs", s["baseline_n"].get<std::size_t>(),
-                        s["candidate_n"].get<std::size_t>());
-  }
-  text += fmt::format(", verdict: {}", verdict);
-  if (s.contains("explanation")) text += " — " + s["explanation"].get<std::string>();
-  return text;
+  const auto s = plans::speedup_of(evidence);
+  if (!s) return "verdict: needs-more-runs — fewer than 2 runs of factor 0 or the chosen factor";
+  return fmt::format(
+      "speedup {:.3f} (geometric mean, CI {:.3f}..{:.3f} at {:.0f}%), median {:.3f}; {} and {} "
+      "runs, verdict: {} — {}",
+      s->geometric_speedup, s->speedup_interval.lower, s->speedup_interval.upper,
+      100 * s->confidence, s->median_speedup, s->baseline_n, s->candidate_n,
+      stats::verdict_name(s->ratio_verdict), s->ratio_explanation);
 }
 
 void print_summary(const race::RaceSummary& summary) {
@@ -59,10 +50,8 @@ void print_summary(const race::RaceSummary& summary) {
                         : "";
     std::printf("loop %zu/%zu  %s  %s  %s%s\n", k, summary.loops.size(), o.loop.id.c_str(),
                 o.loop.location().c_str(), o.loop.name.c_str(), hot.c_str());
-    std::map<int, std::size_t> by_factor;  // JSON keeps keys as text: order them as numbers
-    for (const auto& [factor, n] : d.samples.items()) by_factor[std::stoi(factor)] = n;
     std::vector<std::string> samples;
-    for (const auto& [factor, n] : by_factor) samples.push_back(fmt::format("{}:{}", factor, n));
+    for (const auto& [factor, n] : d.samples) samples.push_back(fmt::format("{}:{}", factor, n));
     std::printf("  chosen factor %d   winners {%s}%s\n", d.chosen,
                 fmt::format("{}", fmt::join(d.winners, ",")).c_str(),
                 d.cap_hit ? "   (sample cap hit: the winners could not be told apart)" : "");

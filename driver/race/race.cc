@@ -68,20 +68,11 @@ store::LoopRow store_row(const build::LoopRow& r) {
   return s;
 }
 
-std::string join(const std::vector<int>& v) { return fmt::format("{}", fmt::join(v, ",")); }
-
-nlohmann::json speedup_json(const stats::SpeedupTestResult& s) {
-  return {{"geometric_speedup", s.geometric_speedup},
-          {"median_speedup", s.median_speedup},
-          {"ci", {s.speedup_interval.lower, s.speedup_interval.upper}},
-          {"confidence", s.confidence},
-          {"baseline_n", s.baseline_n},
-          {"candidate_n", s.candidate_n},
-          {"p_faster", s.p_faster},
-          {"p_slower", s.p_slower},
-          {"verdict", stats::verdict_name(s.ratio_verdict)},
-          {"explanation", s.ratio_explanation}};
+template <typename Number>
+std::string join(const std::vector<Number>& v) {
+  return fmt::format("{}", fmt::join(v, ","));
 }
+
 }  // namespace
 
 void Racer::prepare() {
@@ -598,74 +589,40 @@ plans::Decision Racer::race_and_confirm(LoopRace& r, LiveSampler& sampler,
 }
 
 void Racer::decide(LoopRace& r, const plans::Decision& decision) {
-  const std::vector<int>& reps = r.groups.representatives;
-  const std::vector<int>& group_of = r.groups.group_of;
-  store::DecisionRow& d = r.outcome.decision;
-  d.loop_id = r.loop.id;
-  d.plan = r.plan_name;
-  d.chosen = reps.at(r.chosen_version);
-  for (int f : r.factors) {
-    int g = group_of[static_cast<std::size_t>(f)];
-    for (std::size_t w : decision.winners) {
-      if (g == reps[w]) d.winners.push_back(f);
-    }
-  }
-  d.samples = nlohmann::json::object();
-  for (std::size_t v = 0; v < reps.size() && v < decision.samples.size(); ++v) {
-    d.samples[std::to_string(reps[v])] = decision.samples[v];
-  }
-  d.groups = nlohmann::json::object();
-  for (int f : r.factors) d.groups[std::to_string(f)] = group_of[static_cast<std::size_t>(f)];
-  d.cap_hit = decision.cap_hit;
-  d.rounds = nlohmann::json::array();
-  auto to_factors = [&](const std::vector<std::size_t>& versions) {
-    std::vector<int> out;
-    for (std::size_t v : versions) out.push_back(reps.at(v));
-    return out;
-  };
-  for (const auto& t : decision.rounds) {
-    d.rounds.push_back({{"round", t.round},
-                        {"sampled", to_factors(t.sampled)},
-                        {"survivors", to_factors(t.survivors)},
-                        {"losers", to_factors(t.losers)}});
-  }
-  d.disqualified = nlohmann::json::object();
-  for (std::size_t v : decision.disqualified) {
-    auto reason = r.disqualified.find(v);
-    const std::string why =
-        reason != r.disqualified.end() ? reason->second : "not observed (no build carries it)";
-    for (int f : r.factors) {
-      if (group_of[static_cast<std::size_t>(f)] == reps[v]) {
-        d.disqualified[std::to_string(f)] = why;
-        r.outcome.notes.push_back(fmt::format("factor {} disqualified: {}", f, why));
-      }
-    }
-  }
-  for (const auto& [f, why] : r.failures) d.disqualified[std::to_string(f)] = why;
-  if (decision.disqualified.size() == reps.size()) {
+  if (decision.disqualified.size() == r.groups.representatives.size()) {
     throw Error(fmt::format("loop {}: every variant was disqualified", r.label));
   }
-
-  // The Speedup-Test rests on the confirmation runs; without them (--confirm 0, or a failed
-  // first confirmation run) on the race's own observations, which flatter the chosen factor.
-  const bool confirmed = r.confirm_chosen.size() >= 2;
-  const auto& base = confirmed ? r.confirm_baseline : r.taken[r.baseline_version];
-  const auto& best = confirmed ? r.confirm_chosen : r.taken[r.chosen_version];
-  if (r.chosen_version == r.baseline_version) {
-    d.speedup = {{"geometric_speedup", 1.0},
-                 {"median_speedup", 1.0},
-                 {"verdict", "baseline"},
-                 {"explanation", "the chosen factor has the code of GCC's default (factor 0)"}};
-  } else if (base.size() >= 2 && best.size() >= 2) {
-    d.speedup = speedup_json(stats::speedup_test(base, best, options_.confidence));
-    d.speedup["source"] = confirmed ? "confirmation" : "race";
-    d.speedup["runs"] = {{"baseline", base}, {"chosen", best}};
-  } else {
-    d.speedup = {{"verdict", "needs-more-runs"},
-                 {"explanation", "fewer than 2 observations of the baseline or the chosen factor"}};
+  plans::LoopDecision& d = r.outcome.decision;
+  d = plans::in_factors(decision, r.groups.representatives, r.groups.group_of, r.factors,
+                        r.disqualified);
+  d.loop_id = r.loop.id;
+  d.plan = r.plan_name;
+  d.chosen = r.groups.representatives.at(r.chosen_version);
+  for (const auto& [f, why] : d.disqualified) {
+    r.outcome.notes.push_back(fmt::format("factor {} disqualified: {}", f, why));
   }
+  for (const auto& [f, why] : r.failures) d.disqualified[f] = why;
+  d.speedup = speedup_evidence(r);
   d.decided_at = store::utc_now();
   store_->put_decision(program_, d);
+}
+
+// The runs the Speedup-Test of the chosen factor against factor 0 rests on: the confirmation
+// runs; without them (--confirm 0, or a failed first confirmation run) the race's own
+// observations, which flatter the chosen factor.
+plans::SpeedupEvidence Racer::speedup_evidence(const LoopRace& r) const {
+  plans::SpeedupEvidence e;
+  e.confidence = options_.confidence;
+  if (r.chosen_version == r.baseline_version) {
+    e.source = plans::SpeedupSource::kSameCode;
+    return e;
+  }
+  const bool confirmed = r.confirm_chosen.size() >= 2;
+  e.source = confirmed ? plans::SpeedupSource::kConfirmation : plans::SpeedupSource::kRace;
+  e.baseline = confirmed ? r.confirm_baseline : r.taken[r.baseline_version];
+  e.chosen = confirmed ? r.confirm_chosen : r.taken[r.chosen_version];
+  if (e.baseline.size() < 2 || e.chosen.size() < 2) e.source = plans::SpeedupSource::kNone;
+  return e;
 }
 
 LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
@@ -695,7 +652,7 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
   return std::move(r.outcome);
 }
 void Racer::write_profile(const LoopOutcome& o) {
-  const store::DecisionRow& d = o.decision;
+  const plans::LoopDecision& d = o.decision;
   profile::Entry e;
   e.id = o.loop.id;
   e.file = o.loop.file;
@@ -706,21 +663,18 @@ void Racer::write_profile(const LoopOutcome& o) {
   e.loops = std::max(1, o.loop.loops);
   e.factor = d.chosen;
   e.evidence.emplace_back("winners", join(d.winners));
-  std::vector<int> samples;
-  for (int f : d.winners) {
-    std::string g = std::to_string(d.groups.value(std::to_string(f), f));
-    samples.push_back(d.samples.value(g, 0));
+  e.evidence.emplace_back("samples", join(d.winner_samples()));
+  if (d.speedup.source == plans::SpeedupSource::kSameCode) {
+    e.evidence.emplace_back("speedup", "1.000");
+    e.evidence.emplace_back("verdict", "baseline");
+  } else if (auto s = plans::speedup_of(d.speedup)) {
+    e.evidence.emplace_back("speedup", fmt::format("{:.3f}", s->geometric_speedup));
+    e.evidence.emplace_back(
+        "ci", fmt::format("{:.3f},{:.3f}", s->speedup_interval.lower, s->speedup_interval.upper));
+    e.evidence.emplace_back("verdict", stats::verdict_name(s->ratio_verdict));
+  } else {
+    e.evidence.emplace_back("verdict", "needs-more-runs");
   }
-  e.evidence.emplace_back("samples", join(samples));
-  if (d.speedup.contains("geometric_speedup")) {
-    e.evidence.emplace_back("speedup",
-                            fmt::format("{:.3f}", d.speedup["geometric_speedup"].get<double>()));
-  }
-  if (d.speedup.contains("ci")) {
-    e.evidence.emplace_back("ci", fmt::format("{:.3f},{:.3f}", d.speedup["ci"][0].get<double>(),
-                                              d.speedup["ci"][1].get<double>()));
-  }
-  e.evidence.emplace_back("verdict", d.speedup.value("verdict", "unknown"));
   if (d.cap_hit) e.evidence.emplace_back("cap", "hit");
   std::vector<std::string> header = {
       fmt::format("looprace: {}   gcc: {}   cpu: {}   date: {}", options_.looprace_version,

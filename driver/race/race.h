@@ -70,7 +70,7 @@ struct RaceProgress {
 struct LoopOutcome {
   build::LoopRow loop;
   std::optional<double> hotness_share;
-  store::DecisionRow decision;
+  plans::LoopDecision decision;
   bool decided_earlier = false;    // found in the store; nothing was run
   std::size_t replayed = 0;        // observations taken from the store (resume)
   std::size_t measured = 0;        // observations taken by running now

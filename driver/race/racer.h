@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "plans/loop_decision.h"
 #include "plans/plan.h"
 #include "plugin/profile_grammar.h"
 #include "race/live_sampler.h"
@@ -88,6 +89,7 @@ class Racer {
   plans::Decision race_and_confirm(LoopRace& r, LiveSampler& sampler,
                                    const plans::RoundObserver& observer);
   void decide(LoopRace& r, const plans::Decision& decision);
+  plans::SpeedupEvidence speedup_evidence(const LoopRace& r) const;
   LoopOutcome race_loop(const build::LoopRow& loop);
   std::vector<LoopOutcome> race_together(const std::vector<build::LoopRow>& loops);
   void race_batch(const std::vector<LoopRace*>& racing);

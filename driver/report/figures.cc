@@ -44,7 +44,7 @@ const std::vector<plans::Observation>* observations_of(const LoopReport& loop, i
   return group ? &group->cycles : &f->cycles;
 }
 
-bool contains(const std::vector<std::size_t>& v, std::size_t x) {
+bool contains(const std::vector<int>& v, int x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
@@ -65,7 +65,7 @@ LoopFigures derive_figures(const LoopReport& loop, double confidence) {
       stats::Interval log_interval = stats::mean_interval(logs, confidence);
       ff.interval = stats::Interval{std::exp(log_interval.lower), std::exp(log_interval.upper)};
     }
-    const auto group = static_cast<std::size_t>(f.code_group);
+    const int group = f.code_group;
     if (f.disqualified) {
       ff.status = FactorStatus::disqualified;
       ff.note = f.disqualified_reason;
@@ -86,31 +86,30 @@ LoopFigures derive_figures(const LoopReport& loop, double confidence) {
 
   if (!loop.decision) {
     figures.speedup_note = "the race did not finish";
-  } else if (!find_factor(loop, 0)) {
-    figures.speedup_note = "GCC's default (factor 0) was not built";
-  } else {
-    const int chosen = static_cast<int>(loop.decision->chosen);
-    const FactorResult* base = find_factor(loop, 0);
-    if (base->code_group == chosen) {
+    return figures;
+  }
+  const plans::SpeedupEvidence& evidence = loop.decision->speedup;
+  switch (evidence.source) {
+    case plans::SpeedupSource::kSameCode:
       figures.speedup_note = "the chosen factor has the same code as GCC's default";
-    } else {
-      try {
-        if (loop.confirmation) {
-          figures.speedup = stats::speedup_test(loop.confirmation->baseline,
-                                                loop.confirmation->chosen, confidence);
-          figures.speedup_source = fmt::format("{} confirmation runs each, taken after the race",
-                                               loop.confirmation->chosen.size());
-        } else {
-          figures.speedup = stats::speedup_test(*observations_of(loop, 0),
-                                                *observations_of(loop, chosen), confidence);
-          figures.speedup_source =
-              "every observation, the race's own included (no confirmation runs: they chose "
-              "the factor, so the speedup is optimistic)";
-        }
-      } catch (const std::invalid_argument& e) {
-        figures.speedup_note = fmt::format("no Speedup-Test: {}", e.what());
-      }
-    }
+      break;
+    case plans::SpeedupSource::kConfirmation:
+      figures.speedup_source =
+          fmt::format("{} confirmation runs each, taken after the race", evidence.chosen.size());
+      break;
+    case plans::SpeedupSource::kRace:
+      figures.speedup_source =
+          "the race's own observations (no confirmation runs: they chose the factor, so the "
+          "speedup is optimistic)";
+      break;
+    case plans::SpeedupSource::kNone:
+      figures.speedup_note = "fewer than 2 runs of factor 0 or of the chosen factor";
+      break;
+  }
+  try {
+    figures.speedup = plans::speedup_of(evidence);
+  } catch (const std::invalid_argument& e) {
+    figures.speedup_note = fmt::format("no Speedup-Test: {}", e.what());
   }
   return figures;
 }

@@ -1,7 +1,8 @@
 // Numbers every renderer shows, derived once from the raw model through driver/stats: per factor
 // the geometric mean cycles and its confidence interval (computed in log space, as the race
 // decides), the samples and a status; per loop the Speedup-Test of the chosen factor against
-// GCC's default (factor 0).
+// GCC's default (factor 0), on the runs the decision kept and at the race's confidence
+// (plans::speedup_of: the figures the profile's evidence shows).
 #pragma once
 
 #include <optional>
@@ -30,8 +31,8 @@ struct FactorFigures {
 struct LoopFigures {
   std::vector<FactorFigures> factors;               // index == factor
   std::optional<stats::SpeedupTestResult> speedup;  // chosen vs factor 0
-  // Which runs it rests on: the confirmation runs, or every observation (the race's own, which
-  // chose the factor and so flatter it) when the race took none.
+  // Which runs it rests on: the confirmation runs, or the race's own observations (which chose
+  // the factor and so flatter it) when the race took none.
   std::string speedup_source;
   std::string speedup_note;  // why there is no Speedup-Test, when there is none
   // Factors whose code is identical to GCC's default (factor 0), besides 0 itself.

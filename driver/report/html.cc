@@ -146,7 +146,7 @@ std::string samples_chart(const LoopFigures& figures) {
 // For every factor the rounds it was in the race, as one bar per stretch of rounds (a long
 // race would be a solid band of per-round markers), and the eliminations. The survivor count
 // goes in the title: plotted, it would read as a factor on this axis.
-std::string rounds_chart(const plans::Decision& decision) {
+std::string rounds_chart(const plans::LoopDecision& decision) {
   svg::Chart chart;
   chart.title = fmt::format(
       "Elimination rounds: factors in the race after each round ({} after round 1, {} at the "
@@ -166,7 +166,7 @@ std::string rounds_chart(const plans::Decision& decision) {
   in.marker = svg::Marker::none;
   svg::Series out = markers("eliminated this round", kDisqualified, svg::Marker::cross);
   const double gap = std::numeric_limits<double>::quiet_NaN();
-  for (std::size_t f = 0; f <= kMaxFactor; ++f) {
+  for (int f = 0; f <= kMaxFactor; ++f) {
     std::optional<double> start;
     double last = 0;
     auto close = [&] {
@@ -176,7 +176,7 @@ std::string rounds_chart(const plans::Decision& decision) {
       in.points.push_back({last + 0.5, gap, {}, {}, {}});
       start.reset();
     };
-    for (const plans::RoundTrace& r : decision.rounds) {
+    for (const plans::FactorRound& r : decision.rounds) {
       const double round = static_cast<double>(r.round);
       if (std::find(r.survivors.begin(), r.survivors.end(), f) != r.survivors.end()) {
         if (!start) start = round;
@@ -187,8 +187,8 @@ std::string rounds_chart(const plans::Decision& decision) {
     }
     close();
   }
-  for (const plans::RoundTrace& r : decision.rounds) {
-    for (std::size_t f : r.losers) out.points.push_back({double(r.round), double(f), {}, {}, {}});
+  for (const plans::FactorRound& r : decision.rounds) {
+    for (int f : r.losers) out.points.push_back({double(r.round), double(f), {}, {}, {}});
   }
   chart.series = {in, out};
   return chart.render();
@@ -240,9 +240,9 @@ void render_loop(std::string& out, const LoopReport& loop, std::size_t index, st
     out +=
         "No decision: the race did not finish. Run <code>looprace race</code> again to resume it.";
   } else {
-    const plans::Decision& d = *loop.decision;
+    const plans::LoopDecision& d = *loop.decision;
     std::string winners;
-    for (std::size_t w : d.winners) winners += (winners.empty() ? "" : ", ") + std::to_string(w);
+    for (int w : d.winners) winners += (winners.empty() ? "" : ", ") + std::to_string(w);
     out += fmt::format("<strong>Chosen factor: {}</strong> (tied best: {}) after {} rounds{}.",
                        d.chosen, winners, d.rounds.size(),
                        d.cap_hit ? ", stopped by the sample cap (not statistically settled)" : "");

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "plans/loop_decision.h"
 #include "plans/plan.h"
 #include "plugin/profile_grammar.h"
 
@@ -61,16 +62,9 @@ struct LoopReport {
   // race never started.
   std::vector<FactorResult> factors;
   std::string plan;  // plans::Plan::describe() of the plan that raced it
-  // The plan's decision with every version number already mapped to its factor (winners,
-  // chosen, rounds' sampled/survivors/losers are factors; samples is indexed by factor).
-  // nullopt when the race has not finished (interrupted): observations are still shown.
-  std::optional<plans::Decision> decision;
-  // The confirmation runs taken after the race (cycles of factor 0 and of the chosen factor,
-  // interleaved, fresh): the Speedup-Test's data. nullopt for races without them (--confirm 0).
-  struct Confirmation {
-    std::vector<plans::Observation> baseline, chosen;
-  };
-  std::optional<Confirmation> confirmation;
+  // The race's decision, in factors; nullopt when the race has not finished (interrupted):
+  // observations are still shown.
+  std::optional<plans::LoopDecision> decision;
   std::vector<std::string> warnings;  // e.g. stale id, factor not applied as requested
 };
 

@@ -7,9 +7,9 @@
 namespace looprace::report {
 namespace {
 
-std::string join(const std::vector<std::size_t>& values) {
+std::string join(const std::vector<int>& values) {
   std::string out;
-  for (std::size_t v : values) out += (out.empty() ? "" : ", ") + std::to_string(v);
+  for (int v : values) out += (out.empty() ? "" : ", ") + std::to_string(v);
   return out;
 }
 
@@ -38,7 +38,7 @@ void render_loop(std::string& out, const LoopReport& loop, std::size_t index, st
   if (!loop.decision) {
     out += "  No decision: the race did not finish; run `looprace race` again to resume it.\n";
   } else {
-    const plans::Decision& d = *loop.decision;
+    const plans::LoopDecision& d = *loop.decision;
     out += fmt::format("  Chosen: factor {} (tied best: {}) after {} rounds{}.\n", d.chosen,
                        join(d.winners), d.rounds.size(),
                        d.cap_hit ? ", stopped by the sample cap (not statistically settled)" : "");
@@ -55,9 +55,8 @@ void render_loop(std::string& out, const LoopReport& loop, std::size_t index, st
     out += fmt::format("  Speedup vs GCC's default: none ({})\n", figures.speedup_note);
   }
   if (!figures.default_equivalents.empty()) {
-    std::vector<std::size_t> same(figures.default_equivalents.begin(),
-                                  figures.default_equivalents.end());
-    out += fmt::format("  GCC's default produced the same code as factor {}.\n", join(same));
+    out += fmt::format("  GCC's default produced the same code as factor {}.\n",
+                       join(figures.default_equivalents));
   }
   for (const std::string& w : loop.warnings) out += fmt::format("  Warning: {}\n", w);
 }

@@ -54,34 +54,6 @@ report::RunContext context_of(const Store& store, const Store::ProgramRow& progr
   return c;
 }
 
-std::vector<std::size_t> to_sizes(const nlohmann::json& factors) {
-  return factors.get<std::vector<std::size_t>>();
-}
-
-plans::Decision decision_of(const DecisionRow& d) {
-  plans::Decision out;
-  out.chosen = static_cast<std::size_t>(d.chosen);
-  for (int f : d.winners) out.winners.push_back(static_cast<std::size_t>(f));
-  out.samples.assign(report::kMaxFactor + 1, 0);
-  for (const auto& [factor, n] : d.samples.items()) {
-    out.samples.at(std::stoul(factor)) = n.get<std::size_t>();
-  }
-  for (const auto& [factor, reason] : d.disqualified.items()) {
-    out.disqualified.push_back(std::stoul(factor));
-  }
-  std::sort(out.disqualified.begin(), out.disqualified.end());
-  out.cap_hit = d.cap_hit;
-  for (const auto& r : d.rounds) {
-    plans::RoundTrace t;
-    t.round = r.value("round", std::size_t{0});
-    t.sampled = to_sizes(r["sampled"]);
-    t.survivors = to_sizes(r["survivors"]);
-    t.losers = to_sizes(r["losers"]);
-    out.rounds.push_back(std::move(t));
-  }
-  return out;
-}
-
 }  // namespace
 
 report::Report load_report(const Store& store, const std::vector<std::string>& selectors,
@@ -96,7 +68,7 @@ report::Report load_report(const Store& store, const std::vector<std::string>& s
 
   std::map<std::string, LoopRow> table;
   for (auto& l : store.loops(program.id)) table[l.id] = l;
-  std::map<std::string, DecisionRow> decisions;
+  std::map<std::string, plans::LoopDecision> decisions;
   for (auto& d : store.decisions(program.id)) decisions[d.loop_id] = d;
   std::map<std::string, double> shares;
   for (const auto& h :
@@ -130,7 +102,7 @@ report::Report load_report(const Store& store, const std::vector<std::string>& s
     }
     if (auto s = shares.find(l.id); s != shares.end()) l.hotness_share = s->second;
 
-    const DecisionRow* d = nullptr;
+    const plans::LoopDecision* d = nullptr;
     if (auto it = decisions.find(l.id); it != decisions.end()) d = &it->second;
     // Index == factor; factors left out of the race (--factors) stay marked as such.
     l.factors.resize(report::kMaxFactor + 1);
@@ -152,9 +124,9 @@ report::Report load_report(const Store& store, const std::vector<std::string>& s
         f.disqualified = true;
         f.disqualified_reason = "build failed";
       }
-      if (d && d->disqualified.contains(std::to_string(v.factor))) {
+      if (d && d->disqualified.count(v.factor)) {
         f.disqualified = true;
-        f.disqualified_reason = text_of(d->disqualified[std::to_string(v.factor)]);
+        f.disqualified_reason = d->disqualified.at(v.factor);
       }
       if (auto c = data.cycles.find(v.factor); c != data.cycles.end() && f.code_group == v.factor) {
         f.cycles = c->second;
@@ -167,13 +139,7 @@ report::Report load_report(const Store& store, const std::vector<std::string>& s
     for (std::string& note : build::fewer_copies_notes(clamped)) l.warnings.push_back(note);
     if (d) {
       l.plan = d->plan;
-      l.decision = decision_of(*d);
-      if (d->speedup.value("source", "") == "confirmation" && d->speedup.contains("runs")) {
-        const nlohmann::json& runs = d->speedup["runs"];
-        l.confirmation = report::LoopReport::Confirmation{
-            runs.at("baseline").get<std::vector<plans::Observation>>(),
-            runs.at("chosen").get<std::vector<plans::Observation>>()};
-      }
+      l.decision = *d;
     }
     rep.loops.push_back(std::move(l));
   }

@@ -1,5 +1,7 @@
 #include "store/store.h"
 
+#include "store/decision_json.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -201,19 +203,21 @@ RunKind kind_from_string(const std::string& s) {
 }
 
 // Reads the kDecisionColumns starting at column `first`.
-DecisionRow decision_from(const Statement& q, int first = 0) {
-  DecisionRow d;
+plans::LoopDecision decision_from(const Statement& q, int first = 0) {
+  plans::LoopDecision d;
   d.loop_id = q.text(first);
   d.plan = q.text(first + 1);
   d.chosen = static_cast<int>(q.integer(first + 2));
-  d.winners = q.json(first + 3).get<std::vector<int>>();
-  d.samples = q.json(first + 4);
-  d.groups = q.json(first + 5);
   d.cap_hit = q.integer(first + 6) != 0;
-  d.rounds = q.json(first + 7);
-  d.disqualified = q.json(first + 8);
-  d.speedup = q.json(first + 9);
   d.decided_at = q.text(first + 10);
+  try {
+    from_columns({q.json(first + 3), q.json(first + 4), q.json(first + 5), q.json(first + 7),
+                  q.json(first + 8), q.json(first + 9)},
+                 d);
+  } catch (const nlohmann::json::exception& e) {
+    throw StoreError(
+        fmt::format("store: the decision of loop {} is malformed: {}", d.loop_id, e.what()));
+  }
   return d;
 }
 
@@ -721,7 +725,7 @@ std::vector<LoopRaceRun> Store::loop_race_runs(std::int64_t program,
   return out;
 }
 
-void Store::put_decision(std::int64_t program, const DecisionRow& d) {
+void Store::put_decision(std::int64_t program, const plans::LoopDecision& d) {
   Statement q(db_,
               "INSERT INTO decisions(program, loop, plan, chosen, winners, samples, groups, "
               "cap_hit, rounds, disqualified, speedup, decided_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?) "
@@ -730,23 +734,24 @@ void Store::put_decision(std::int64_t program, const DecisionRow& d) {
               "cap_hit=excluded.cap_hit, rounds=excluded.rounds, "
               "disqualified=excluded.disqualified, speedup=excluded.speedup, "
               "decided_at=excluded.decided_at");
+  const DecisionColumns c = to_columns(d);
   q.bind(1, program)
       .bind(2, d.loop_id)
       .bind(3, d.plan)
       .bind(4, d.chosen)
-      .bind(5, nlohmann::json(d.winners).dump())
-      .bind(6, d.samples.dump())
-      .bind(7, d.groups.dump())
+      .bind(5, c.winners.dump())
+      .bind(6, c.samples.dump())
+      .bind(7, c.groups.dump())
       .bind(8, d.cap_hit ? 1 : 0)
-      .bind(9, d.rounds.dump())
-      .bind(10, d.disqualified.dump())
-      .bind(11, d.speedup.dump())
+      .bind(9, c.rounds.dump())
+      .bind(10, c.disqualified.dump())
+      .bind(11, c.speedup.dump())
       .bind(12, d.decided_at.empty() ? utc_now() : d.decided_at)
       .run();
 }
 
-std::optional<DecisionRow> Store::decision(std::int64_t program, const std::string& loop_id,
-                                           const std::string& plan) const {
+std::optional<plans::LoopDecision> Store::decision(std::int64_t program, const std::string& loop_id,
+                                                   const std::string& plan) const {
   std::string sql = fmt::format("SELECT {} FROM decisions WHERE program=? AND loop=? AND plan=?",
                                 kDecisionColumns);
   Statement q(db_, sql.c_str());
@@ -755,7 +760,7 @@ std::optional<DecisionRow> Store::decision(std::int64_t program, const std::stri
   return decision_from(q);
 }
 
-std::vector<DecisionRow> Store::decisions(std::int64_t program) const {
+std::vector<plans::LoopDecision> Store::decisions(std::int64_t program) const {
   // The latest decision per loop (a loop raced again with another plan replaces it).
   std::string sql = fmt::format(
       "SELECT {} FROM decisions d WHERE program=? AND decided_at = (SELECT max(decided_at) FROM "
@@ -763,7 +768,7 @@ std::vector<DecisionRow> Store::decisions(std::int64_t program) const {
       kDecisionColumns);
   Statement q(db_, sql.c_str());
   q.bind(1, program);
-  std::vector<DecisionRow> out;
+  std::vector<plans::LoopDecision> out;
   while (q.step()) out.push_back(decision_from(q));
   return out;
 }
@@ -883,7 +888,7 @@ Store::MergeCounts Store::merge_from(const Store& other, bool force) {
     Statement q(other.db_, sql.c_str());
     while (q.step()) {
       std::int64_t program_id = program_map.at(q.integer(0));
-      DecisionRow d = decision_from(q, 1);
+      plans::LoopDecision d = decision_from(q, 1);
       auto mine = decision(program_id, d.loop_id, d.plan);
       if (mine && mine->decided_at >= d.decided_at) continue;
       put_decision(program_id, d);

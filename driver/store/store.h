@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "plans/loop_decision.h"
 #include "stats/entry_filter.h"
 
 namespace looprace::store {
@@ -122,21 +123,6 @@ struct LoopRaceRun {
   }
 };
 
-// The outcome of racing one loop, as stored.
-struct DecisionRow {
-  std::string loop_id;
-  std::string plan;          // Plan::describe()
-  int chosen = 0;            // chosen factor
-  std::vector<int> winners;  // factors tied for best (every factor of each winning group)
-  nlohmann::json samples;    // {"factor": n, ...} per group representative
-  nlohmann::json groups;     // {"factor": group, ...} for all 17 factors
-  bool cap_hit = false;
-  nlohmann::json rounds;        // [{round, sampled, survivors, losers}] in factors
-  nlohmann::json disqualified;  // {"factor": "reason", ...}
-  nlohmann::json speedup;       // Speedup-Test result of chosen vs factor 0
-  std::string decided_at;       // UTC ISO-8601
-};
-
 // A session: one invocation of a command that wrote to the store, with the machine facts.
 struct SessionRow {
   std::int64_t id = 0;
@@ -198,11 +184,11 @@ class Store {
   // Every race run that observed `loop_id` as a raced loop, alone or joint, by round then id.
   std::vector<LoopRaceRun> loop_race_runs(std::int64_t program, const std::string& loop_id) const;
 
-  void put_decision(std::int64_t program, const DecisionRow& decision);
-  std::optional<DecisionRow> decision(std::int64_t program, const std::string& loop_id,
-                                      const std::string& plan) const;
+  void put_decision(std::int64_t program, const plans::LoopDecision& decision);
+  std::optional<plans::LoopDecision> decision(std::int64_t program, const std::string& loop_id,
+                                              const std::string& plan) const;
   // Latest decision per loop.
-  std::vector<DecisionRow> decisions(std::int64_t program) const;
+  std::vector<plans::LoopDecision> decisions(std::int64_t program) const;
 
   struct ProgramRow {
     std::int64_t id = 0;

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "report/figures.h"
 #include "store/dataset.h"
 
 namespace looprace::store {
@@ -62,18 +63,17 @@ class ReportLoaderTest : public ::testing::Test {
         s.add_run(p, session, r);
       }
     }
-    DecisionRow d;
+    plans::LoopDecision d;
     d.loop_id = loop.id;
     d.plan = "race(cap=2)";
     d.chosen = 0;
     d.winners = {0, 1};
-    d.samples = {{"0", 2}, {"2", 2}};
-    d.groups = {{"0", 0}, {"1", 0}, {"2", 2}, {"3", -1}};
+    d.samples = {{0, 2}, {2, 2}};
+    d.groups = {{0, 0}, {1, 0}, {2, 2}, {3, -1}};
     d.cap_hit = true;
-    d.rounds = nlohmann::json::array(
-        {{{"round", 1}, {"sampled", {0, 2}}, {"survivors", {0}}, {"losers", {2}}}});
-    d.disqualified = {{"3", "build failed: error"}};
-    d.speedup = {{"verdict", "baseline"}};
+    d.rounds = {{1, {0, 2}, {0}, {2}}};
+    d.disqualified = {{3, "build failed: error"}};
+    d.speedup.source = plans::SpeedupSource::kSameCode;
     s.put_decision(p, d);
   }
   void TearDown() override { fs::remove(path_); }
@@ -105,34 +105,39 @@ TEST_F(ReportLoaderTest, FillsContextFactorsAndDecisionByFactor) {
   EXPECT_EQ(l.factors[3].disqualified_reason, "build failed: error");
   EXPECT_TRUE(l.factors[9].disqualified);  // never built
   ASSERT_TRUE(l.decision.has_value());
-  EXPECT_EQ(l.decision->chosen, 0u);
-  EXPECT_EQ(l.decision->winners, (std::vector<std::size_t>{0, 1}));
-  EXPECT_EQ(l.decision->samples[2], 2u);
+  EXPECT_EQ(l.decision->chosen, 0);
+  EXPECT_EQ(l.decision->winners, (std::vector<int>{0, 1}));
+  EXPECT_EQ(l.decision->samples.at(2), 2u);
   EXPECT_TRUE(l.decision->cap_hit);
   ASSERT_EQ(l.decision->rounds.size(), 1u);
-  EXPECT_EQ(l.decision->rounds[0].losers, (std::vector<std::size_t>{2}));
+  EXPECT_EQ(l.decision->rounds[0].losers, (std::vector<int>{2}));
   EXPECT_EQ(l.plan, "race(cap=2)");
   EXPECT_EQ(l.warnings,
             (std::vector<std::string>{"GCC made fewer copies than asked (too-big): 2→1"}));
 }
 
-TEST_F(ReportLoaderTest, ConfirmationRunsComeFromTheDecision) {
+TEST_F(ReportLoaderTest, TheSpeedupComesFromTheRunsTheDecisionKept) {
   auto s = Store::open(path_, false);
-  EXPECT_FALSE(load_report(s).loops[0].confirmation.has_value());  // factor 0 chosen: none
+  report::Report r = load_report(s);
+  EXPECT_EQ(r.loops[0].decision->speedup.source, plans::SpeedupSource::kSameCode);
+  EXPECT_FALSE(report::derive_figures(r.loops[0], r.confidence).speedup.has_value());
   auto p = s.program("make", "./prog");
-  DecisionRow d = s.decisions(p).at(0);
+  plans::LoopDecision d = s.decisions(p).at(0);
   d.chosen = 2;
-  d.speedup = {{"verdict", "faster"},
-               {"source", "confirmation"},
-               {"runs", {{"baseline", {10.0, 11.0}}, {"chosen", {5.0, 6.0}}}}};
+  d.speedup = {plans::SpeedupSource::kConfirmation, {10.0, 11.0, 10.5}, {5.0, 6.0, 5.5}, 0.9};
   s.put_decision(p, d);
-  const report::LoopReport l = load_report(s).loops[0];
-  ASSERT_TRUE(l.confirmation.has_value());
-  EXPECT_EQ(l.confirmation->baseline, (std::vector<double>{10.0, 11.0}));
-  EXPECT_EQ(l.confirmation->chosen, (std::vector<double>{5.0, 6.0}));
-  d.speedup["source"] = "race";  // --confirm 0: the race's own observations, not confirmation
+  r = load_report(s);
+  const report::LoopFigures figures = report::derive_figures(r.loops[0], r.confidence);
+  ASSERT_TRUE(figures.speedup.has_value());
+  // The decision's runs at the race's confidence, not the report's: the profile's figures.
+  EXPECT_EQ(figures.speedup->confidence, 0.9);
+  EXPECT_EQ(figures.speedup->baseline_n, 3u);
+  EXPECT_EQ(figures.speedup_source, "3 confirmation runs each, taken after the race");
+  d.speedup.source = plans::SpeedupSource::kRace;  // --confirm 0: the race's own observations
   s.put_decision(p, d);
-  EXPECT_FALSE(load_report(s).loops[0].confirmation.has_value());
+  r = load_report(s);
+  EXPECT_NE(report::derive_figures(r.loops[0], r.confidence).speedup_source.find("optimistic"),
+            std::string::npos);
 }
 
 TEST_F(ReportLoaderTest, LoopSelectorsFilterAndUnknownOnesFail) {

@@ -157,20 +157,43 @@ TEST_F(StoreTest, LoopsVariantsAndDecisionsRoundTrip) {
   EXPECT_FALSE(vs[1].applied.has_value());
   EXPECT_EQ(vs[1].group, 4);
 
-  DecisionRow d;
+  plans::LoopDecision d;
   d.loop_id = l.id;
   d.plan = "race()";
   d.chosen = 4;
   d.winners = {4, 5};
-  d.samples = {{"4", 10}};
-  d.rounds = nlohmann::json::array();
-  d.disqualified = nlohmann::json::object();
-  d.speedup = {{"verdict", "faster"}};
+  d.samples = {{4, 10}, {0, 10}};
+  d.groups = {{0, 0}, {4, 4}, {5, 4}};
+  d.rounds = {{1, {0, 4}, {4}, {0}}};
+  d.disqualified = {{7, "crashed"}};
+  d.speedup = {plans::SpeedupSource::kConfirmation, {10, 11, 12}, {8, 9, 8.5}, 0.9};
   s.put_decision(p, d);
   auto got = s.decision(p, l.id, "race()");
   ASSERT_TRUE(got.has_value());
   EXPECT_EQ(got->winners, (std::vector<int>{4, 5}));
-  EXPECT_EQ(got->speedup["verdict"], "faster");
+  EXPECT_EQ(got->samples, d.samples);
+  EXPECT_EQ(got->groups, d.groups);
+  ASSERT_EQ(got->rounds.size(), 1u);
+  EXPECT_EQ(got->rounds[0].losers, (std::vector<int>{0}));
+  EXPECT_EQ(got->disqualified, d.disqualified);
+  EXPECT_EQ(got->speedup.source, plans::SpeedupSource::kConfirmation);
+  EXPECT_EQ(got->speedup.chosen, d.speedup.chosen);
+  EXPECT_EQ(got->speedup.confidence, 0.9);
+  EXPECT_EQ(got->winner_samples(), (std::vector<std::size_t>{10, 10}));
+  // The speedup column keeps the figures of those runs for readers of the store's SQL.
+  const auto test = plans::speedup_of(d.speedup);
+  ASSERT_TRUE(test.has_value());
+  sqlite3_stmt* q = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(s.handle(),
+                               "SELECT json_extract(speedup, '$.ci[0]'), "
+                               "json_extract(speedup, '$.verdict') FROM decisions",
+                               -1, &q, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(q), SQLITE_ROW);
+  EXPECT_DOUBLE_EQ(sqlite3_column_double(q, 0), test->speedup_interval.lower);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(q, 1)),
+               stats::verdict_name(test->ratio_verdict));
+  sqlite3_finalize(q);
   EXPECT_FALSE(s.decision(p, l.id, "constant(n=10)").has_value());
   EXPECT_EQ(s.decisions(p).size(), 1u);
 }

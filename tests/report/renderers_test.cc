@@ -68,12 +68,13 @@ TEST_F(Renderers, FiguresFollowTheDecision) {
 
 TEST_F(Renderers, SpeedupRestsOnTheConfirmationRunsWhenThereAreSome) {
   LoopReport loop = report.loops[0];
-  ASSERT_NE(loop.decision->chosen, 0u);
+  ASSERT_NE(loop.decision->chosen, 0);
   LoopFigures from_race = derive_figures(loop, report.confidence);
   ASSERT_TRUE(from_race.speedup.has_value());
   EXPECT_NE(from_race.speedup_source.find("optimistic"), std::string::npos);
   // Fresh runs where the chosen factor is exactly 10 % faster: the test uses them alone.
-  loop.confirmation = LoopReport::Confirmation{{1000, 1010, 990, 1005}, {900, 909, 891, 904.5}};
+  loop.decision->speedup = {
+      plans::SpeedupSource::kConfirmation, {1000, 1010, 990, 1005}, {900, 909, 891, 904.5}, 0.95};
   LoopFigures confirmed = derive_figures(loop, report.confidence);
   ASSERT_TRUE(confirmed.speedup.has_value());
   EXPECT_EQ(confirmed.speedup->baseline_n, 4u);
@@ -87,7 +88,7 @@ TEST_F(Renderers, SpeedupRestsOnTheConfirmationRunsWhenThereAreSome) {
 
 TEST_F(Renderers, TextNamesChosenFactorVerdictAndWarnings) {
   std::string text = render_text(report);
-  const plans::Decision& d = *report.loops[0].decision;
+  const plans::LoopDecision& d = *report.loops[0].decision;
   EXPECT_NE(text.find("Chosen: factor " + std::to_string(d.chosen)), std::string::npos);
   LoopFigures figures = derive_figures(report.loops[0], report.confidence);
   EXPECT_NE(text.find(stats::verdict_name(figures.speedup->verdict)), std::string::npos);

@@ -1,6 +1,7 @@
 #include "sample_model.h"
 
 #include <cmath>
+#include <numeric>
 #include <random>
 
 #include "plans/factory.h"
@@ -40,6 +41,24 @@ class SyntheticSampler : public plans::Sampler {
   std::vector<std::vector<double>> recorded_;
 };
 
+// The decision as a race without confirmation runs writes it: every factor its own group, the
+// speedup on the race's own observations.
+plans::LoopDecision in_factors(const LoopReport& loop, const plans::Decision& decision,
+                               const std::vector<std::vector<double>>& recorded) {
+  std::vector<int> factors(recorded.size());
+  std::iota(factors.begin(), factors.end(), 0);
+  plans::LoopDecision d = plans::in_factors(decision, factors, factors, factors, {});
+  d.loop_id = loop.id;
+  d.plan = loop.plan;
+  if (d.chosen == 0) {
+    d.speedup.source = plans::SpeedupSource::kSameCode;
+  } else {
+    d.speedup = {plans::SpeedupSource::kRace, recorded[0],
+                 recorded[static_cast<std::size_t>(d.chosen)], 0.95};
+  }
+  return d;
+}
+
 LoopReport raced_loop(std::string id, std::string location, std::vector<double> means,
                       std::vector<std::size_t> broken, unsigned seed, bool finish) {
   LoopReport loop;
@@ -67,7 +86,7 @@ LoopReport raced_loop(std::string id, std::string location, std::vector<double> 
     }
     loop.factors.push_back(r);
   }
-  if (finish) loop.decision = decision;
+  if (finish) loop.decision = in_factors(loop, decision, sampler.recorded());
   return loop;
 }
 

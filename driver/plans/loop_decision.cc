@@ -1,0 +1,81 @@
+#include "plans/loop_decision.h"
+
+namespace looprace::plans {
+
+const char* speedup_source_name(SpeedupSource source) {
+  switch (source) {
+    case SpeedupSource::kSameCode:
+      return "baseline";
+    case SpeedupSource::kConfirmation:
+      return "confirmation";
+    case SpeedupSource::kRace:
+      return "race";
+    case SpeedupSource::kNone:
+      break;
+  }
+  return "none";
+}
+
+std::vector<std::size_t> LoopDecision::winner_samples() const {
+  std::vector<std::size_t> out;
+  for (int f : winners) {
+    auto g = groups.find(f);
+    auto n = samples.find(g != groups.end() ? g->second : f);
+    out.push_back(n != samples.end() ? n->second : 0);
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<int> factors_of(const std::vector<std::size_t>& versions,
+                            const std::vector<int>& representatives) {
+  std::vector<int> out;
+  for (std::size_t v : versions) out.push_back(representatives.at(v));
+  return out;
+}
+
+}  // namespace
+
+LoopDecision in_factors(const Decision& decision, const std::vector<int>& representatives,
+                        const std::vector<int>& group_of, const std::vector<int>& factors,
+                        const std::map<std::size_t, std::string>& reasons) {
+  LoopDecision d;
+  d.chosen = representatives.at(decision.chosen);
+  for (int f : factors) {
+    const int g = group_of.at(static_cast<std::size_t>(f));
+    d.groups[f] = g;
+    for (std::size_t w : decision.winners) {
+      if (g == representatives.at(w)) d.winners.push_back(f);
+    }
+  }
+  for (std::size_t v = 0; v < representatives.size() && v < decision.samples.size(); ++v) {
+    d.samples[representatives[v]] = decision.samples[v];
+  }
+  d.cap_hit = decision.cap_hit;
+  for (const RoundTrace& t : decision.rounds) {
+    d.rounds.push_back({t.round, factors_of(t.sampled, representatives),
+                        factors_of(t.survivors, representatives),
+                        factors_of(t.losers, representatives)});
+  }
+  for (std::size_t v : decision.disqualified) {
+    auto why = reasons.find(v);
+    for (int f : factors) {
+      if (group_of.at(static_cast<std::size_t>(f)) == representatives.at(v)) {
+        d.disqualified[f] =
+            why != reasons.end() ? why->second : "not observed (no build carries it)";
+      }
+    }
+  }
+  return d;
+}
+
+std::optional<stats::SpeedupTestResult> speedup_of(const SpeedupEvidence& evidence) {
+  if (evidence.source == SpeedupSource::kSameCode || evidence.baseline.size() < 2 ||
+      evidence.chosen.size() < 2) {
+    return std::nullopt;
+  }
+  return stats::speedup_test(evidence.baseline, evidence.chosen, evidence.confidence);
+}
+
+}  // namespace looprace::plans

@@ -1,0 +1,68 @@
+// One loop's decision in unroll factors: what the race built once and the store keeps, and what
+// the summary, the profile, the report and the export read. A plan decides over versions
+// (plans::Decision); the race maps them to factors here, so no reader maps them again. The
+// Speedup-Test against factor 0 is computed from the runs the decision keeps, by one function,
+// so the profile's evidence and the report never disagree. Pure: no store, no processes.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plans/plan.h"
+#include "stats/speedup_test.h"
+
+namespace looprace::plans {
+
+// Where the decision's speedup against factor 0 comes from.
+enum class SpeedupSource {
+  kSameCode,      // the chosen factor has factor 0's code: speedup 1 by construction
+  kConfirmation,  // fresh interleaved runs of factor 0 and the chosen factor after the race
+  kRace,          // the race's own observations (--confirm 0): they chose the factor, so flatter it
+  kNone,          // fewer than 2 observations of one of the two
+};
+const char* speedup_source_name(SpeedupSource source);  // "baseline", "confirmation", ...
+
+struct SpeedupEvidence {
+  SpeedupSource source = SpeedupSource::kNone;
+  std::vector<double> baseline, chosen;  // cycles of factor 0 and of the chosen factor
+  double confidence = 0.95;              // of the Speedup-Test on them (the race's --confidence)
+};
+
+// One round of the race with every version named by its factor (its group's representative).
+struct FactorRound {
+  std::size_t round = 0;
+  std::vector<int> sampled, survivors, losers;
+};
+
+struct LoopDecision {
+  std::string loop_id;
+  std::string plan;                    // Plan::describe()
+  int chosen = 0;                      // the factor the profile writes
+  std::vector<int> winners;            // factors tied for best (every factor of each winning group)
+  std::map<int, std::size_t> samples;  // observations per raced group, by representative
+  std::map<int, int> groups;           // factor -> its code group's representative
+  bool cap_hit = false;                // stopped by the sample cap, not by statistics
+  std::vector<FactorRound> rounds;     // the plan's rounds
+  std::map<int, std::string> disqualified;  // factor -> why it was not raced or lost
+  SpeedupEvidence speedup;
+  std::string decided_at;  // UTC ISO-8601
+
+  // Observations of the winners' groups, in winner order: the profile's `samples=` evidence.
+  std::vector<std::size_t> winner_samples() const;
+};
+
+// A plan's decision over versions in factors. `representatives[v]` is version v's factor,
+// `group_of[f]` factor f's group representative; `factors` are the raced factors, in order.
+// Every factor of a disqualified version's group gets `reasons[version]`, or "not observed".
+LoopDecision in_factors(const Decision& decision, const std::vector<int>& representatives,
+                        const std::vector<int>& group_of, const std::vector<int>& factors,
+                        const std::map<std::size_t, std::string>& reasons);
+
+// The Speedup-Test of the chosen factor against factor 0 on the decision's evidence, at its
+// confidence; nullopt when there is none to test (same code, too few runs).
+std::optional<stats::SpeedupTestResult> speedup_of(const SpeedupEvidence& evidence);
+
+}  // namespace looprace::plans
