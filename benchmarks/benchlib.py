@@ -5,6 +5,8 @@ Import it from a script beside or below benchmarks/ with
     import benchlib
 """
 import json
+import os
+import signal
 import subprocess
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,6 +52,24 @@ def report_json(looprace, store):
     out = subprocess.run([str(looprace), "report", "--store", str(store), "--json"],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)
+
+
+@contextmanager
+def other_work(command):
+    """`command` run over and over in the shell, on any CPU, while the block runs (e.g. a
+    rebuild of a project: the varying load of a developer's machine); killed with its children
+    after."""
+    worker = None
+    if command:
+        worker = subprocess.Popen(["sh", "-c", f"while :; do {command}; done"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  start_new_session=True)
+    try:
+        yield
+    finally:
+        if worker:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait()
 
 
 @contextmanager
