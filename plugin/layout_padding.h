@@ -1,4 +1,4 @@
-// Code layout randomization per function (seeds/004: a layout that happens to favour one
+// Code layout randomization per function (layout bias: a layout that happens to favour one
 // variant biases its measurement). With layout-seed=S every function gets P bytes of nops
 // before its entry label, never executed, P = a hash of S and the function's assembler name,
 // 0..63: each function, and all code after it, moves by its own amount from one seed to the

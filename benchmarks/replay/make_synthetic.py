@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Synthetic loop datasets for `looprace replay`, shaped like seeds/000 Figures 7-10.
+"""Synthetic loop datasets for `looprace replay`, shaped like Raced Profiles Figures 7-10.
 
 Writes CSV `loop,version,cycles` to stdout: for every loop, `--rounds` rounds in recorded
 order, each round one observation of each of the 17 versions (unroll factors 0..16), as an

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How finely can recorded observations rank the versions of a loop? The replay's failure
-criterion (seeds/000 section 5) calls a choice wrong when the chosen version's mean over all
+criterion (Raced Profiles section 5) calls a choice wrong when the chosen version's mean over all
 recorded observations is more than theta = 0.5 % above the best one's. On a noisy machine those
 means are themselves estimates: this measures their resolution on the dataset itself.
 

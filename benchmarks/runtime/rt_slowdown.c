@@ -1,5 +1,5 @@
 /* Whole-program slowdown from instrumenting one hot loop. Any code change moves code, and the
- * code layout alone changes run time by a few percent (seeds/004), so the program comes in L
+ * code layout alone changes run time by a few percent (layout bias), so the program comes in L
  * layouts (different padding before its code), each built plain and instrumented. Every round
  * runs all 2L builds once in a fresh shuffled order; its ratio is the geometric mean over layouts
  * of instrumented/plain, for wall time and for CPU time (user + system). The median and

@@ -1,4 +1,4 @@
-// `looprace compare A B [A2 B2 ...]`: the Speedup-Test protocol (seeds/002) on samples of
+// `looprace compare A B [A2 B2 ...]`: the Speedup-Test protocol (the Speedup-Test) on samples of
 // execution times, one observation per line; with several pairs also the set-level summary.
 #include <algorithm>
 #include <cmath>

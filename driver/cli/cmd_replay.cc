@@ -1,4 +1,4 @@
-// `looprace replay`: simulates sampling plans on recorded observations (seeds/000 section 5)
+// `looprace replay`: simulates sampling plans on recorded observations (Raced Profiles section 5)
 // over a grid of parameters, and prints failure rate against average sample size as a table,
 // CSV, JSON lines and the paper's Figures 5 and 6 as SVG; per loop, for the grid's first
 // setting, a CSV and the paper's Figures 7-10 as SVG.
@@ -28,7 +28,7 @@
 namespace looprace::cli {
 namespace {
 
-// The confidence levels of seeds/000 section 5.7 (its "0.005" listed twice is 0.0005).
+// The confidence levels of Raced Profiles section 5.7 (its "0.005" listed twice is 0.0005).
 const std::vector<double> kPaperLevels = {0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01,
                                           0.02,   0.05,   0.1,   0.2,   0.5};
 
@@ -231,9 +231,9 @@ report::svg::Point point(const Setting& s, std::string label = {}) {
           std::move(label)};
 }
 
-// seeds/000 Figure 5: failure rate against average sample size, every plan and setting.
-std::string figure5(const std::vector<Setting>& settings, const std::vector<std::string>& names,
-                    double target) {
+// Raced Profiles Figure 5: failure rate against average sample size, every plan and setting.
+std::string failure_figure(const std::vector<Setting>& settings,
+                           const std::vector<std::string>& names, double target) {
   report::svg::Chart chart;
   chart.title = "Failure rate against average samples per version (replay)";
   chart.width = 800;
@@ -259,9 +259,9 @@ std::string figure5(const std::vector<Setting>& settings, const std::vector<std:
   return chart.render();
 }
 
-// seeds/000 Figure 6: contours of fixed alpha_lt (solid) and fixed alpha_eq (dashed).
-std::string figure6(const std::vector<Setting>& settings, const std::string& plan,
-                    const ReplayCommandOptions& o) {
+// Raced Profiles Figure 6: contours of fixed alpha_lt (solid) and fixed alpha_eq (dashed).
+std::string sensitivity_figure(const std::vector<Setting>& settings, const std::string& plan,
+                               const ReplayCommandOptions& o) {
   report::svg::Chart chart;
   chart.title = fmt::format("Parameter sensitivity of {} (replay)", plan);
   chart.width = 800;
@@ -392,7 +392,7 @@ void add_replay_command(CLI::App& app) {
   cmd->add_option("--per-loop", o->per_loop_csv,
                   "Write per loop and version the results of the grid's first setting as CSV");
   cmd->add_option("--per-loop-svg", o->per_loop_svg,
-                  "Write seeds/000 Figures 7-10 of the grid's first setting, DIR/<loop>.svg "
+                  "Write Raced Profiles Figures 7-10 of the grid's first setting, DIR/<loop>.svg "
                   "for every loop");
   cmd->footer(R"(Example:
   looprace replay data.csv --repetitions 100 --csv-out replay.csv --svg replay
@@ -440,11 +440,12 @@ void add_replay_command(CLI::App& app) {
     if (!o->csv_out.empty()) write_csv(o->csv_out, settings);
     if (!o->svg_prefix.empty()) {
       const std::vector<const Setting*> variants = variants_of(settings);
-      write_file(o->svg_prefix + "-failure.svg", figure5(settings, labels_of(variants), o->target));
+      write_file(o->svg_prefix + "-failure.svg",
+                 failure_figure(settings, labels_of(variants), o->target));
       for (const Setting* variant : variants)
         if (plans::races_on_levels(variant->options.name))
           write_file(fmt::format("{}-sensitivity-{}.svg", o->svg_prefix, variant->label),
-                     figure6(settings, variant->label, *o));
+                     sensitivity_figure(settings, variant->label, *o));
     }
     if (!o->per_loop_csv.empty()) {
       std::ofstream out(o->per_loop_csv);

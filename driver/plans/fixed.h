@@ -1,4 +1,4 @@
-// The plans the race is compared against (seeds/000 section 5.7): a constant sample size for
+// The plans the race is compared against (Raced Profiles section 5.7): a constant sample size for
 // every version, and JavaSTATS (each version sampled until its own interval is tight enough).
 #pragma once
 

@@ -1,4 +1,4 @@
-// Raced Profiles (seeds/000 section 4, Algorithm 1) and its blocked variant.
+// Raced Profiles (Raced Profiles section 4, Algorithm 1) and its blocked variant.
 #pragma once
 
 #include "plans/plan.h"

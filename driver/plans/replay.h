@@ -1,4 +1,4 @@
-// Replay: simulates sampling plans on recorded observations the way seeds/000 section 5 does.
+// Replay: simulates sampling plans on recorded observations the way Raced Profiles section 5 does.
 // For each loop and repetition the recorded rounds are drawn in a fresh random order (one
 // permutation of round indices shared by all versions, each version taking them in turn, so
 // versions observed in the same rounds keep real pairs for blocked plans); a
@@ -49,7 +49,7 @@ struct ReplayOutcome {
   double failure_rate_geometric = 0.0;
 };
 
-// One version of one loop under one plan, over all repetitions (seeds/000 Figures 7-10).
+// One version of one loop under one plan, over all repetitions (Raced Profiles Figures 7-10).
 struct VersionReplay {
   std::size_t recorded = 0;  // observations recorded
   double true_mean = 0.0;    // of all recorded cycles

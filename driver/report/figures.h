@@ -41,7 +41,7 @@ struct LoopFigures {
 
 LoopFigures derive_figures(const LoopReport& loop, double confidence);
 
-// seeds/000 Figures 7-10 for one loop of a replay, as one SVG of two graphs side by side:
+// Raced Profiles Figures 7-10 for one loop of a replay, as one SVG of two graphs side by side:
 // left, every version's mean cycles over all recorded data with 1-sd error bars (versions
 // within theta of the best in their own color); right, the observations the plan took per
 // version, averaged over the repetitions, with 1-sd error bars.

@@ -83,7 +83,7 @@ struct Chart {
 };
 
 // Charts in one row as one <svg> element, each at its own size (e.g. the two graphs of
-// seeds/000 Figures 7-10).
+// Raced Profiles Figures 7-10).
 std::string side_by_side(const std::vector<Chart>& charts);
 
 }  // namespace looprace::report::svg

@@ -1,4 +1,4 @@
-// The Speedup-Test protocol (seeds/002) on two samples of execution times, and its set-level
+// The Speedup-Test protocol (the Speedup-Test) on two samples of execution times, and its set-level
 // summary for many pairs. Pure functions: other rooms call them with plain vectors.
 #pragma once
 
@@ -73,7 +73,7 @@ struct SetSummary {
   std::size_t improved = 0;      // verdict == faster
   double proportion = 0.0;       // improved / cases
   Interval proportion_interval;  // R's prop.test interval at `confidence`
-  // Weighted overall gain of seeds/002 section 3, weights = baseline medians:
+  // Weighted overall gain of the Speedup-Test section 3, weights = baseline medians:
   // sum w_k (M1_k - M2_k) / sum w_k M1_k over all cases (M = medians). Positive = time saved.
   double overall_gain = 0.0;
   double confidence = 0.95;

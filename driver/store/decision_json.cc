@@ -17,7 +17,8 @@ json by_factor(const std::map<int, Value>& m) {
 template <typename Value>
 std::map<int, Value> factor_map(const json& j) {
   std::map<int, Value> out;
-  for (const auto& [factor, value] : j.items()) out[std::stoi(factor)] = value.template get<Value>();
+  for (const auto& [factor, value] : j.items())
+    out[std::stoi(factor)] = value.template get<Value>();
   return out;
 }
 

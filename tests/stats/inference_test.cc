@@ -54,7 +54,7 @@ TEST(WelchTest, TwoSidedMatchesR) {
 }
 
 TEST(WelchTest, OneSidedMatchesRAndTheSpeedupTestPaper) {
-  // seeds/002 example 2.1: at 99% the interval includes 0, at 95% it does not.
+  // the Speedup-Test example 2.1: at 99% the interval includes 0, at 95% it does not.
   const TTest at99 = welch_t_test(of(kT1), of(kT2), Alternative::greater, 0.99);
   EXPECT_NEAR(at99.p_value, 0.0111820592279741, 1e-10);
   EXPECT_NEAR(at99.interval.lower, -0.0257466706006733, 1e-10);
@@ -164,7 +164,7 @@ TEST(StudentCriticalValues, PairedTestsOnConstantDifferences) {
 }
 
 TEST(ProportionInterval, MatchesRPropTest) {
-  const Interval a = proportion_interval(17, 30, 0.90);  // seeds/002 example 4.1
+  const Interval a = proportion_interval(17, 30, 0.90);  // the Speedup-Test example 4.1
   EXPECT_NEAR(a.lower, 0.402715698546991, 1e-10);
   EXPECT_NEAR(a.upper, 0.718404867941196, 1e-10);
   const Interval none = proportion_interval(0, 10, 0.95);

@@ -1,7 +1,7 @@
 # Reference values for tests/stats/*_test.cc. Run: Rscript tests/stats/reference.R
 # The tests hold the printed numbers as constants; rerun and compare after changing a test's data.
 options(digits = 15)
-T1 <- c(2.799, 2.046, 1.259, 1.877, 2.244)  # seeds/002 example 2.1
+T1 <- c(2.799, 2.046, 1.259, 1.877, 2.244)  # the Speedup-Test paper, example 2.1
 T2 <- c(1.046, 0.259, 0.877, 1.244, 1.799)
 A <- c(10.2, 11.5, 9.8, 10.9, 12.1, 10.4, 11.0, 9.5)
 B <- c(12.4, 13.1, 11.8, 12.9, 14.2, 12.0, 13.5, 12.7, 13.0, 12.2, 11.9, 13.8)

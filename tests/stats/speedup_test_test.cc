@@ -1,4 +1,4 @@
-// The Speedup-Test protocol on seeds/002's examples; reference values from R via reference.R.
+// The Speedup-Test protocol on its paper's examples; reference values from R via reference.R.
 #include "stats/speedup_test.h"
 
 #include <gtest/gtest.h>
@@ -99,7 +99,7 @@ TEST(SpeedupTest, RejectsNonPositiveNaNAndTooFew) {
 }
 
 TEST(SetSummary, WeightedGainAndProportionFollowThePaper) {
-  // seeds/002 example 3.1: P1 3 s -> 1 s, P2 3600 s -> 3428 s, weights = baseline medians.
+  // the Speedup-Test example 3.1: P1 3 s -> 1 s, P2 3600 s -> 3428 s, weights = baseline medians.
   SpeedupTestResult p1, p2;
   p1.baseline_median = 3;
   p1.candidate_median = 1;
