@@ -4,7 +4,15 @@ namespace looprace {
 namespace {
 
 const pass_data kLayoutPaddingData = {
-    RTL_PASS, "*looprace_layout_padding", OPTGROUP_NONE, TV_NONE, PROP_rtl, 0, 0, 0, 0,
+    .type = RTL_PASS,
+    .name = "*looprace_layout_padding",
+    .optinfo_flags = OPTGROUP_NONE,
+    .tv_id = TV_NONE,
+    .properties_required = PROP_rtl,
+    .properties_provided = 0,
+    .properties_destroyed = 0,
+    .todo_flags_start = 0,
+    .todo_flags_finish = 0,
 };
 
 class LayoutPaddingPass : public rtl_opt_pass {

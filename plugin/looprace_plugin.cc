@@ -1,5 +1,5 @@
-// looprace GCC plugin: entry point, arguments and diagnostics, the early loop pass, and the
-// end-of-unit output. `gcc -fplugin=looprace.so -fplugin-arg-looprace-KEY=VALUE`, keys in
+// looprace GCC plugin: entry point, the table of arguments and of passes, the early loop pass,
+// and the end-of-unit output. `gcc -fplugin=looprace.so -fplugin-arg-looprace-KEY=VALUE`, keys in
 // docs/formats.md section 2.
 #include "gcc_headers.h"
 #include "instrument.h"
@@ -16,20 +16,6 @@ int plugin_is_GPL_compatible;
 namespace looprace {
 namespace {
 
-const plugin_info kPluginInfo = {
-    "0.1.0",
-    "looprace: per-loop unroll factors, loop table and loop timing.\n"
-    "  -fplugin-arg-looprace-table=PATH         append the loop table (JSON Lines)\n"
-    "  -fplugin-arg-looprace-unroll=SEL:F,...   factor F (0..16) for loops SEL (id, file:line:col, "
-    "*)\n"
-    "  -fplugin-arg-looprace-profile=PATH       factors from a looprace profile\n"
-    "  -fplugin-arg-looprace-instrument=SEL,... time these loops (needs liblooprace_rt)\n"
-    "  -fplugin-arg-looprace-entry-cpu=R        rdtscp (default) or rdpid: how a timed loop's\n"
-    "                                           entry reads the processor id\n"
-    "  -fplugin-arg-looprace-verify=PATH        append the factor GCC really applied per loop\n"
-    "  -fplugin-arg-looprace-layout-seed=S      pad each function by its own seeded amount\n",
-};
-
 // Everything the arguments asked for, and what this translation unit has produced so far.
 struct PluginState {
   std::optional<std::string> table_path;
@@ -44,17 +30,115 @@ struct PluginState {
 
 PluginState state;
 
+// The parsers of the arguments' values: each stores what its value asks for in `state`, or
+// reports a GCC error naming the argument and returns false.
+bool parse_table(const char* value) {
+  state.table_path = value;
+  return true;
+}
+
+bool parse_verify(const char* value) {
+  state.verify_path = value;
+  return true;
+}
+
+bool parse_entry_cpu(const char* value) {
+  if (std::strcmp(value, "rdtscp") != 0 && std::strcmp(value, "rdpid") != 0) {
+    error("looprace: %<-fplugin-arg-looprace-entry-cpu=%s%>: expected rdtscp or rdpid", value);
+    return false;
+  }
+  state.entry_cpu = std::strcmp(value, "rdpid") == 0 ? EntryCpu::rdpid : EntryCpu::rdtscp;
+  return true;
+}
+
+bool parse_layout_seed(const char* value) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long seed = std::strtoull(value, &end, 10);
+  if (errno || *end || *value == '-') {
+    error("looprace: %<-fplugin-arg-looprace-layout-seed=%s%>: expected a decimal number", value);
+    return false;
+  }
+  state.layout_seed = seed;
+  return true;
+}
+
+bool parse_unroll(const char* value) {
+  std::string message;
+  if (state.unroll.add_requests(value, message)) return true;
+  error("looprace: %<-fplugin-arg-looprace-unroll=%s%>: %s", value, message.c_str());
+  return false;
+}
+
+bool parse_profile(const char* value) {
+  std::string message;
+  if (state.unroll.load_profile(value, message)) return true;
+  error("looprace: %<-fplugin-arg-looprace-profile%>: %s", message.c_str());
+  return false;
+}
+
+bool parse_instrument(const char* value) {
+  for (std::string_view item : split_list(value)) {
+    auto selector = parse_selector(item);
+    if (!selector) {
+      error(
+          "looprace: %<-fplugin-arg-looprace-instrument=%s%>: bad loop selector %qs "
+          "(expected an id of 16 hex digits, FILE:LINE:COL or %<*%>)",
+          value, std::string(item).c_str());
+      return false;
+    }
+    state.instrument.push_back(std::move(*selector));
+  }
+  return true;
+}
+
+// Every -fplugin-arg-looprace-KEY=VALUE: the one list that drives parsing, the help text and
+// the unknown-key diagnostic (docs/formats.md section 2 documents the same keys).
+struct Argument {
+  const char* key;
+  const char* value;  // what the value is, for the help text
+  const char* help;
+  bool (*parse)(const char* value);
+};
+
+const Argument kArguments[] = {
+    {"table", "PATH", "append the loop table (JSON Lines)", parse_table},
+    {"unroll", "SEL:F,...", "factor F (0..16) for loops SEL (id, file:line:col, *)", parse_unroll},
+    {"profile", "PATH", "factors from a looprace profile", parse_profile},
+    {"instrument", "SEL,...", "time these loops (needs liblooprace_rt)", parse_instrument},
+    {"entry-cpu", "R", "rdtscp (default) or rdpid: how a timed loop's entry reads the processor id",
+     parse_entry_cpu},
+    {"verify", "PATH", "append the factor GCC really applied per loop", parse_verify},
+    {"layout-seed", "S", "pad each function by its own seeded amount", parse_layout_seed},
+};
+
+// The plugin's --help text, from kArguments.
+const std::string& help_text() {
+  static const std::string text = [] {
+    std::string out = "looprace: per-loop unroll factors, loop table and loop timing.\n";
+    for (const Argument& a : kArguments) {
+      std::string usage = std::string("  -fplugin-arg-looprace-") + a.key + "=" + a.value;
+      usage.resize(std::max<std::size_t>(usage.size() + 1, 44), ' ');
+      out += usage + a.help + "\n";
+    }
+    return out;
+  }();
+  return text;
+}
+
 // Parses one -fplugin-arg-looprace-KEY=VALUE; false after a GCC error naming the argument.
 bool parse_argument(const plugin_argument& argument) {
-  std::string key = argument.key;
+  const std::string key = argument.key;
   const char* value = argument.value;
-  static const std::set<std::string> kKeys = {"table",  "unroll",      "profile",  "instrument",
-                                              "verify", "layout-seed", "entry-cpu"};
-  if (!kKeys.count(key)) {
-    error(
-        "looprace: unknown argument %<-fplugin-arg-looprace-%s%> (known: table, unroll, "
-        "profile, instrument, verify, layout-seed, entry-cpu)",
-        key.c_str());
+  const Argument* known = nullptr;
+  std::string keys;
+  for (const Argument& a : kArguments) {
+    if (key == a.key) known = &a;
+    keys += (keys.empty() ? "" : ", ") + std::string(a.key);
+  }
+  if (!known) {
+    error("looprace: unknown argument %<-fplugin-arg-looprace-%s%> (known: %s)", key.c_str(),
+          keys.c_str());
     return false;
   }
   if (!value || !*value) {
@@ -62,50 +146,7 @@ bool parse_argument(const plugin_argument& argument) {
           key.c_str());
     return false;
   }
-  std::string message;
-  if (key == "table") {
-    state.table_path = value;
-  } else if (key == "verify") {
-    state.verify_path = value;
-  } else if (key == "entry-cpu") {
-    if (std::strcmp(value, "rdtscp") != 0 && std::strcmp(value, "rdpid") != 0) {
-      error("looprace: %<-fplugin-arg-looprace-entry-cpu=%s%>: expected rdtscp or rdpid", value);
-      return false;
-    }
-    state.entry_cpu = std::strcmp(value, "rdpid") == 0 ? EntryCpu::rdpid : EntryCpu::rdtscp;
-  } else if (key == "layout-seed") {
-    char* end = nullptr;
-    errno = 0;
-    unsigned long long seed = std::strtoull(value, &end, 10);
-    if (errno || *end || *value == '-') {
-      error("looprace: %<-fplugin-arg-looprace-layout-seed=%s%>: expected a decimal number", value);
-      return false;
-    }
-    state.layout_seed = seed;
-  } else if (key == "unroll") {
-    if (!state.unroll.add_requests(value, message)) {
-      error("looprace: %<-fplugin-arg-looprace-unroll=%s%>: %s", value, message.c_str());
-      return false;
-    }
-  } else if (key == "profile") {
-    if (!state.unroll.load_profile(value, message)) {
-      error("looprace: %<-fplugin-arg-looprace-profile%>: %s", message.c_str());
-      return false;
-    }
-  } else {
-    for (std::string_view item : split_list(value)) {
-      auto selector = parse_selector(item);
-      if (!selector) {
-        error(
-            "looprace: %<-fplugin-arg-looprace-instrument=%s%>: bad loop selector %qs "
-            "(expected an id of 16 hex digits, FILE:LINE:COL or %<*%>)",
-            value, std::string(item).c_str());
-        return false;
-      }
-      state.instrument.push_back(std::move(*selector));
-    }
-  }
-  return true;
+  return known->parse(value);
 }
 
 // True when one of the instrument= selectors names loop.
@@ -116,7 +157,15 @@ bool instrumented(const LoopIdentity& loop) {
 }
 
 const pass_data kLoopPassData = {
-    GIMPLE_PASS, "looprace", OPTGROUP_LOOP, TV_NONE, PROP_cfg | PROP_ssa, 0, 0, 0, 0,
+    .type = GIMPLE_PASS,
+    .name = "looprace",
+    .optinfo_flags = OPTGROUP_LOOP,
+    .tv_id = TV_NONE,
+    .properties_required = PROP_cfg | PROP_ssa,
+    .properties_provided = 0,
+    .properties_destroyed = 0,
+    .todo_flags_start = 0,
+    .todo_flags_finish = 0,
 };
 
 // The early pass (right after "ssa": before inlining and every loop optimization, where
@@ -170,7 +219,15 @@ void on_function_compiled(void*, void*) {
 }
 
 const pass_data kTableSectionData = {
-    SIMPLE_IPA_PASS, "*looprace_table", OPTGROUP_NONE, TV_NONE, 0, 0, 0, 0, 0,
+    .type = SIMPLE_IPA_PASS,
+    .name = "*looprace_table",
+    .optinfo_flags = OPTGROUP_NONE,
+    .tv_id = TV_NONE,
+    .properties_required = 0,
+    .properties_provided = 0,
+    .properties_destroyed = 0,
+    .todo_flags_start = 0,
+    .todo_flags_finish = 0,
 };
 
 // Runs once, after every function went through the early pass and before LTO streams the
@@ -200,15 +257,48 @@ void on_finish_unit(void*, void*) {
           xstrerror(errno));
 }
 
-// Registers a pass relative to a GCC pass.
-void register_pass(const char* plugin, opt_pass* pass, const char* reference,
-                   pass_positioning_ops position) {
-  register_pass_info info;
-  info.pass = pass;
-  info.reference_pass_name = reference;
-  info.ref_pass_instance_number = 1;
-  info.pos_op = position;
-  register_callback(plugin, PLUGIN_PASS_MANAGER_SETUP, nullptr, &info);
+// Every pass of the plugin, where in GCC's pipeline it runs, and whether the arguments need it:
+// the one place the plugin's passes are declared.
+struct PassPlacement {
+  opt_pass* (*make)();
+  const char* reference;  // the GCC pass it is placed against (its first instance)
+  pass_positioning_ops position;
+  bool (*wanted)();
+};
+
+bool always() { return true; }
+bool verifying() { return state.verify_path.has_value(); }
+bool padding() { return state.layout_seed.has_value(); }
+
+const PassPlacement kPasses[] = {
+    // Identities, features and factors of every loop, and timing probes, before inlining.
+    {[]() -> opt_pass* { return new LoopPass(g); }, "ssa", PASS_POS_INSERT_AFTER, always},
+    // The loop table into the object, once per unit, before LTO streams it.
+    {[]() -> opt_pass* { return new TableSectionPass(g); }, "build_ssa_passes",
+     PASS_POS_INSERT_AFTER, always},
+    // has_unroll again from the loops' factors: GCC 12 does not stream it through LTO.
+    {[] { return make_has_unroll_fixup_pass(g); }, "loop2", PASS_POS_INSERT_BEFORE, always},
+    // Verify records: each loop's location before the unroller, the copies it made after.
+    {[] { return make_verify_locations_pass(g, state.verifier); }, "loop2_unroll",
+     PASS_POS_INSERT_BEFORE, verifying},
+    {[] { return make_verify_pass(g, state.verifier); }, "loop2_unroll", PASS_POS_INSERT_AFTER,
+     verifying},
+    // Per-function layout padding (layout-seed=), once the function is RTL.
+    {[] { return make_layout_padding_pass(g, *state.layout_seed); }, "expand",
+     PASS_POS_INSERT_AFTER, padding},
+};
+
+// Registers the passes the arguments need.
+void register_passes(const char* plugin) {
+  for (const PassPlacement& p : kPasses) {
+    if (!p.wanted()) continue;
+    register_pass_info info;
+    info.pass = p.make();
+    info.reference_pass_name = p.reference;
+    info.ref_pass_instance_number = 1;
+    info.pos_op = p.position;
+    register_callback(plugin, PLUGIN_PASS_MANAGER_SETUP, nullptr, &info);
+  }
 }
 
 }  // namespace
@@ -225,21 +315,12 @@ int plugin_init(plugin_name_args* info, plugin_gcc_version* version) {
   for (int i = 0; i < info->argc; ++i) arguments_ok &= parse_argument(info->argv[i]);
   if (!arguments_ok) return 1;
 
-  register_callback(info->base_name, PLUGIN_INFO, nullptr, const_cast<plugin_info*>(&kPluginInfo));
-  register_pass(info->base_name, new LoopPass(g), "ssa", PASS_POS_INSERT_AFTER);
-  register_pass(info->base_name, new TableSectionPass(g), "build_ssa_passes",
-                PASS_POS_INSERT_AFTER);
-  register_pass(info->base_name, make_has_unroll_fixup_pass(g), "loop2", PASS_POS_INSERT_BEFORE);
+  static plugin_info plugin_help = {"0.1.0", help_text().c_str()};
+  register_callback(info->base_name, PLUGIN_INFO, nullptr, &plugin_help);
+  register_passes(info->base_name);
   if (state.verify_path) {
-    register_pass(info->base_name, make_verify_locations_pass(g, state.verifier), "loop2_unroll",
-                  PASS_POS_INSERT_BEFORE);
-    register_pass(info->base_name, make_verify_pass(g, state.verifier), "loop2_unroll",
-                  PASS_POS_INSERT_AFTER);
     register_callback(info->base_name, PLUGIN_ALL_PASSES_START, on_function_compiled, nullptr);
   }
-  if (state.layout_seed)
-    register_pass(info->base_name, make_layout_padding_pass(g, *state.layout_seed), "expand",
-                  PASS_POS_INSERT_AFTER);
   register_callback(info->base_name, PLUGIN_FINISH_UNIT, on_finish_unit, nullptr);
   return 0;
 }

@@ -132,7 +132,15 @@ void apply_unroll_factor(function* fun, class loop* loop, int factor) {
 namespace {
 
 const pass_data kHasUnrollFixupData = {
-    RTL_PASS, "*looprace_has_unroll", OPTGROUP_NONE, TV_NONE, 0, 0, 0, 0, 0,
+    .type = RTL_PASS,
+    .name = "*looprace_has_unroll",
+    .optinfo_flags = OPTGROUP_NONE,
+    .tv_id = TV_NONE,
+    .properties_required = 0,
+    .properties_provided = 0,
+    .properties_destroyed = 0,
+    .todo_flags_start = 0,
+    .todo_flags_finish = 0,
 };
 
 class HasUnrollFixupPass : public rtl_opt_pass {

@@ -149,7 +149,15 @@ std::string FactorVerifier::records() const {
 namespace {
 
 const pass_data kVerifyLocationsData = {
-    RTL_PASS, "*looprace_verify_locations", OPTGROUP_NONE, TV_NONE, 0, 0, 0, 0, 0,
+    .type = RTL_PASS,
+    .name = "*looprace_verify_locations",
+    .optinfo_flags = OPTGROUP_NONE,
+    .tv_id = TV_NONE,
+    .properties_required = 0,
+    .properties_provided = 0,
+    .properties_destroyed = 0,
+    .todo_flags_start = 0,
+    .todo_flags_finish = 0,
 };
 
 class VerifyLocationsPass : public rtl_opt_pass {
@@ -169,7 +177,15 @@ class VerifyLocationsPass : public rtl_opt_pass {
 };
 
 const pass_data kVerifyData = {
-    RTL_PASS, "*looprace_verify", OPTGROUP_NONE, TV_NONE, 0, 0, 0, 0, 0,
+    .type = RTL_PASS,
+    .name = "*looprace_verify",
+    .optinfo_flags = OPTGROUP_NONE,
+    .tv_id = TV_NONE,
+    .properties_required = 0,
+    .properties_provided = 0,
+    .properties_destroyed = 0,
+    .todo_flags_start = 0,
+    .todo_flags_finish = 0,
 };
 
 class VerifyPass : public rtl_opt_pass {
