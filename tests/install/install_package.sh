@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cmake --install puts the command, the plugin, the runtime and the CMake package under a
 # prefix; a separate CMake project then applies a profile with find_package(looprace) and
-# looprace_apply_profile(), and its code equals the same factor written as a pragma.
+# looprace_apply_profile(), and its code equals the same factor written as a pragma; it links a
+# program with the looprace::runtime target.
 set -euo pipefail
 build=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,7 +15,8 @@ fail() {
 
 prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for file in bin/looprace lib/looprace.so lib/liblooprace_rt.a lib/cmake/looprace/looprace-config.cmake; do
+for file in bin/looprace lib/looprace.so lib/liblooprace_rt.a lib/cmake/looprace/looprace-config.cmake \
+  lib/cmake/looprace/looprace-targets.cmake; do
   [ -e "$prefix/$file" ] || fail "not installed: $file"
 done
 
@@ -35,6 +37,7 @@ cmake -S "$here/project" -B "$work/user" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_B
   -DCMAKE_C_FLAGS=-O2 -DPROFILE="$work/saxpy.profile" >/dev/null
 cmake --build "$work/user" >/dev/null
 object=$(find "$work/user" -name 'saxpy.c.o')
+"$work/user/uses_runtime" || fail "a program linked with looprace::runtime does not run"
 [ -n "$object" ] || fail "the user project built no object"
 
 code() { objdump -d -j .text "$1" | sed -n '/<saxpy>:/,$p'; }
@@ -42,4 +45,12 @@ gcc -O2 -c "$work/saxpy.c" -o "$work/pragma.o" -DLR_PRAGMA
 gcc -O2 -c "$work/saxpy.c" -o "$work/plain.o"
 [ "$(code "$object")" = "$(code "$work/pragma.o")" ] || fail "profile build != #pragma GCC unroll 4"
 [ "$(code "$object")" != "$(code "$work/plain.o")" ] || fail "the profile changed nothing"
+
+# A GCC of another major version than the plugin's is refused at configure time, naming both.
+if cmake -S "$here/project" -B "$work/other" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DPRETEND_C_COMPILER_VERSION=13.1.0 -DPROFILE="$work/saxpy.profile" >"$work/other.log" 2>&1; then
+  fail "a project compiled by GCC 13 accepted the GCC 12 plugin"
+fi
+tr -s ' \n' ' ' <"$work/other.log" | grep -q "built for GCC 12; the C compiler is GNU 13.1.0" ||
+  fail "the version check said: $(cat "$work/other.log")"
 echo PASS
