@@ -3,7 +3,6 @@ comparing objects, reading loop tables and runtime records."""
 import argparse
 import concurrent.futures
 import json
-import os
 import pathlib
 import subprocess
 import sys
