@@ -6,7 +6,7 @@ namespace looprace {
 std::optional<LoopSelector> parse_selector(std::string_view text) {
   LoopSelector selector;
   selector.text = std::string(text);
-  if (text == "*") {
+  if (text == "*" || text == "all") {  // `all` survives shells and build tools unexpanded
     selector.all = true;
   } else if (profile::is_loop_id(text)) {
     selector.id = std::string(text);

@@ -15,7 +15,7 @@ struct LoopSelector {
   bool all = false;
 };
 
-// Parses one selector; nullopt when it is neither an id, a location nor '*'.
+// Parses one selector; nullopt when it is neither an id, a location nor '*' (or 'all').
 std::optional<LoopSelector> parse_selector(std::string_view text);
 
 // True when selector names the loop.

@@ -22,6 +22,21 @@ void add_inlined_functions(tree block, std::set<std::string>& names) {
   }
 }
 
+// Call instructions in loop's body (an inner loop's too): the calls inlining left, which the
+// loop's time goes into and its unrolling does not change.
+int count_calls(class loop* loop) {
+  int calls = 0;
+  basic_block* body = get_loop_body(loop);
+  for (unsigned i = 0; i < loop->num_nodes; ++i) {
+    rtx_insn* insn;
+    FOR_BB_INSNS(body[i], insn) {
+      if (CALL_P(insn)) ++calls;
+    }
+  }
+  free(body);
+  return calls;
+}
+
 }  // namespace
 
 void FactorVerifier::expect(const LoopIdentity& loop, int requested) {
@@ -39,6 +54,7 @@ void FactorVerifier::note_function_compiled(function* fun) {
 void FactorVerifier::note_rtl_locations(function* fun) {
   add_inlined_functions(DECL_INITIAL(fun->decl), compiled_functions_);
   rtl_places_.clear();
+  rtl_calls_.clear();
   if (!loops_for_fn(fun)) return;
   for (class loop* loop : loops_list(fun, 0)) {
     // get_loop_location computes and caches the loop's iv description, restricting dataflow
@@ -48,6 +64,7 @@ void FactorVerifier::note_rtl_locations(function* fun) {
     expanded_location where = expand_location(get_loop_location(loop).get_location_t());
     if (!had_description) free_simple_loop_desc(loop);
     rtl_places_[loop->num] = {where.file ? where.file : "", where.line, where.column};
+    rtl_calls_[loop->num] = count_calls(loop);
   }
   iv_analysis_done();
 }
@@ -81,9 +98,12 @@ void FactorVerifier::observe_rtl_loops(function* fun) {
     class niter_desc* desc = simple_loop_desc(loop);
     if (desc && desc->simple_p && desc->const_iter)
       observation.constant_niter = static_cast<long long>(desc->niter);
+    if (auto calls = rtl_calls_.find(loop->num); calls != rtl_calls_.end())
+      observation.calls = calls->second;
     for (std::size_t index : expectations) expected_[index].observations.push_back(observation);
   }
   rtl_places_.clear();
+  rtl_calls_.clear();
 }
 
 std::string FactorVerifier::records() const {
@@ -92,6 +112,8 @@ std::string FactorVerifier::records() const {
     int applied = 1;
     std::string how;
     std::vector<int> copies;  // applied, per function holding a copy of the loop
+    int calls = -1;           // most calls left in any copy; -1: no copy reached RTL
+    bool innermost = true;    // every copy is innermost at RTL (inlining can nest loops)
     if (expectation.observations.empty()) {
       if (optimize == 0) {
         how = "not-optimized";
@@ -116,6 +138,8 @@ std::string FactorVerifier::records() const {
       const Observation* best = nullptr;
       for (const auto& [function, body] : body_per_function) {
         copies.push_back(body->copies);
+        calls = std::max(calls, body->calls);
+        innermost = innermost && body->innermost;
         if (!best || body->copies < best->copies) best = body;
       }
       applied = best->copies;
@@ -140,7 +164,9 @@ std::string FactorVerifier::records() const {
                                      {"requested", expectation.requested},
                                      {"applied", applied},
                                      {"how", how},
-                                     {"copies", copies}};
+                                     {"copies", copies},
+                                     {"calls", calls},
+                                     {"innermost", innermost}};
     lines += record.dump() + "\n";
   }
   return lines;

@@ -1,5 +1,6 @@
 // Verify records (docs/formats.md section 3b): per loop that had a factor requested, the
-// number of body copies GCC really produced and, when it differs, why. The RTL unroller's own
+// number of body copies GCC really produced and, when it differs, why; and the calls its body
+// still makes at the RTL unroller, after inlining. The RTL unroller's own
 // decision (loop->lpt_decision) is read right after "loop2_unroll". RTL loops are tied to ids
 // by the loop itself where it survived from the early pass (same function, same loop number)
 // and otherwise, for inlined and cloned copies, by location as -fopt-info-loop reports it.
@@ -40,6 +41,7 @@ class FactorVerifier {
     bool cold = false;
     enum lpt_dec decision = LPT_NONE;
     long long constant_niter = -1;
+    int calls = 0;  // call instructions in the body before unrolling: what inlining left
   };
   struct Expectation {
     std::string id;
@@ -58,6 +60,7 @@ class FactorVerifier {
   std::map<std::pair<std::string, int>, std::vector<std::size_t>> by_line_;
   std::set<std::string> compiled_functions_;  // and those inlined into a compiled function
   std::map<int, Place> rtl_places_;           // of the function being compiled, by loop->num
+  std::map<int, int> rtl_calls_;              // calls in each of its loops' bodies, by loop->num
 };
 
 // The RTL passes around "loop2_unroll" that feed the verifier.

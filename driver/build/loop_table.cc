@@ -167,6 +167,8 @@ std::map<std::string, VerifyRecord> read_verify_file(const std::filesystem::path
                        record.requested = json.at("requested").get<int>();
                        record.applied = json.at("applied").get<int>();
                        record.how = json.value("how", "");
+                       if (int calls = json.value("calls", -1); calls >= 0) record.calls = calls;
+                       record.innermost = json.value("innermost", true);
                        records[record.id] = std::move(record);
                      });
   return records;

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,10 @@ struct VerifyRecord {
   int applied = 0;  // copies of the body in the final code; 0 = fully unrolled away,
                     // -1 = unknown (how = "not-found")
   std::string how;  // why it differs from the request, when it does (docs/formats.md 3b)
+  // Calls the loop's body still makes at the RTL unroller, after inlining (the most of any
+  // copy); nullopt when no copy reached it, or in records of an older plugin.
+  std::optional<int> calls;
+  bool innermost = true;  // false: a copy holds other loops at the unroller (inlined ones)
 };
 
 // Verify records by id; the last record for an id wins (a TU compiled twice). A missing file

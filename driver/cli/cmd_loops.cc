@@ -64,6 +64,13 @@ void list_loops(const LoopsOptions& o) {
           {"column", row->column}, {"location", row->location()}, {"function", row->function},
           {"name", row->name},     {"depth", row->depth},         {"index", row->index},
           {"loops", row->loops},   {"features", row->features}};
+      if (auto seen = baseline.at_unroller.find(row->id);
+          seen != baseline.at_unroller.end() && seen->second.calls) {
+        j["calls_after_inlining"] = *seen->second.calls;
+      }
+      const std::string why = race::why_not_raced(*row, baseline);
+      j["hot_candidate"] = why.empty();
+      if (!why.empty()) j["left_out"] = why;
       if (auto h = hot.find(row->id); h != hot.end()) {
         j["cycles_per_run"] = h->second.cycles_per_run;
         j["entries_per_run"] = h->second.entries_per_run;
@@ -81,7 +88,7 @@ void list_loops(const LoopsOptions& o) {
     std::printf("%-16s  %-28s  %-20s  %-5s  %s\n", "id", "location", "function", "pos", "features");
   } else {
     std::printf("%-16s  %-28s  %-20s  %14s  %6s  %s\n", "id", "location", "function", "cycles/run",
-                "share", "features");
+                "share", "features  [why --hot leaves it out]");
   }
   for (const auto* row : order) {
     if (o.run_command.empty()) {
@@ -92,9 +99,11 @@ void list_loops(const LoopsOptions& o) {
     auto h = hot.find(row->id);
     std::string cycles = h == hot.end() ? "-" : fmt::format("{:.0f}", h->second.cycles_per_run);
     std::string share = h == hot.end() ? "-" : fmt::format("{:.1f}%", 100 * h->second.share);
-    std::printf("%-16s  %-28s  %-20s  %14s  %6s  %s\n", row->id.c_str(), row->location().c_str(),
+    const std::string why = race::why_not_raced(*row, baseline);
+    std::printf("%-16s  %-28s  %-20s  %14s  %6s  %s%s\n", row->id.c_str(), row->location().c_str(),
                 row->name.c_str(), cycles.c_str(), share.c_str(),
-                feature_text(row->features).c_str());
+                feature_text(row->features).c_str(),
+                why.empty() ? "" : fmt::format("  [{}]", why).c_str());
   }
   if (!o.run_command.empty()) {
     std::printf(

@@ -92,9 +92,13 @@ Baseline build_baseline(const Workspace& ws) {
   baseline.dir = ws.workdir / "baseline";
   build::prepare_fresh(baseline.dir);
   std::filesystem::path table_file = ws.workdir / "baseline.loops.jsonl";
+  std::filesystem::path verify_file = ws.workdir / "baseline.verify.jsonl";
   std::filesystem::remove(table_file);
+  std::filesystem::remove(verify_file);
   build::VariantSpec spec;
   spec.table = table_file;
+  spec.unroll = {{"all", 0}};
+  spec.verify = verify_file;
   auto result = build::run_build(build_job(ws, spec, baseline.dir, "baseline"));
   if (!result.ok()) {
     std::string hint = build::missing_source_hint(result.output_tail, ws.srcdir);
@@ -112,7 +116,24 @@ Baseline build_baseline(const Workspace& ws) {
         "build command: {}",
         baseline.dir.string(), ws.build_command));
   }
+  baseline.at_unroller = build::read_verify_file(verify_file);
   return baseline;
+}
+
+std::string why_not_raced(const build::LoopRow& loop, const Baseline& baseline) {
+  if (loop.features.value("inner", 0) > 0) return "holds other loops";
+  auto seen = baseline.at_unroller.find(loop.id);
+  if (seen == baseline.at_unroller.end() || !seen->second.calls) {
+    // Not seen at RTL (unrolled completely or removed by GIMPLE passes, whose decisions the
+    // factor can change too): the calls of the table, counted before inlining.
+    const int calls = loop.features.value("calls", 0);
+    return calls > 0 ? fmt::format("calls {} function(s) (before inlining)", calls) : "";
+  }
+  if (!seen->second.innermost) return "holds other loops after inlining";
+  if (*seen->second.calls > 0) {
+    return fmt::format("calls {} function(s) after inlining", *seen->second.calls);
+  }
+  return "";
 }
 
 // What to do about a run command that names the program relative to where looprace started,

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -58,11 +59,21 @@ run::RunResult run_build_once(const Workspace& ws, const std::filesystem::path& 
 struct Baseline {
   std::filesystem::path dir;
   build::LoopTable table;
+  // Per loop id, what GCC's RTL unroller saw of it (copies, calls left after inlining); a loop
+  // with no record never reached it.
+  std::map<std::string, build::VerifyRecord> at_unroller;
   double build_seconds = 0;  // wall time of its (fresh) build
 };
 
-// Builds with the plugin loaded and no loop selected, and reads the loop table from the
-// program's ELF files (or the table= file). Throws Error with the build's output tail when the
+// Why `--hot` leaves `loop` out, or "" when it is a candidate: GCC unrolls a loop that holds
+// others only completely, so racing an outer loop races 17 copies of the same code; a loop
+// that still calls functions after inlining spends its time in them, which its unrolling does
+// not change (counted before inlining for a loop no copy of which reached the unroller).
+std::string why_not_raced(const build::LoopRow& loop, const Baseline& baseline);
+
+// Builds with the plugin loaded, no loop selected and every loop verified (factor 0: GCC's own
+// choice, the code unchanged), and reads the loop table from the program's ELF files (or the
+// table= file). Throws Error with the build's output tail when the
 // build fails, and when it produced no loops (the build does not use $LOOPRACE_CC).
 Baseline build_baseline(const Workspace& ws);
 

@@ -165,11 +165,9 @@ std::vector<build::LoopRow> Racer::choose_loops() {
         });
   }
   for (const auto& h : ranking) shares_[h.id] = h.share;
-  // Only innermost loops without calls: GCC unrolls a loop that contains others only when it
-  // unrolls it completely, so racing an outer loop mostly races 17 copies of the same code, and
-  // a loop that calls functions spends its time in them, which its unrolling does not change.
-  // A loop with almost none of the program's time cannot pay for its race (the ranking is by
-  // cycles: the rest are colder still). A share of 0 means the TSC rate was unknown.
+  // Only loops the RTL unroller can change (why_not_raced). A loop with almost none of the
+  // program's time cannot pay for its race (the ranking is by cycles: the rest are colder
+  // still). A share of 0 means the TSC rate was unknown.
   bool too_cold = false;
   for (const auto& h : ranking) {
     if (hot == 0) break;
@@ -180,17 +178,15 @@ std::vector<build::LoopRow> Racer::choose_loops() {
     bool seen =
         std::any_of(chosen.begin(), chosen.end(), [&](const auto& r) { return r.id == h.id; });
     const build::LoopRow* row = build::find_loop(baseline_.table, h.id);
-    if (seen || !row || row->features.value("inner", 0) > 0 ||
-        row->features.value("calls", 0) > 0) {
-      continue;
-    }
+    if (seen || !row || !why_not_raced(*row, baseline_).empty()) continue;
     chosen.push_back(*row);
     --hot;
   }
   if (chosen.empty() && too_cold) {
     throw Error(fmt::format(
-        "no innermost loop without calls has {:.1f}% of the program's cycles or more in the "
-        "hotness runs of: {} (lower --min-share, or name loops with --loop)",
+        "no innermost loop without calls after inlining has {:.1f}% of the program's cycles or "
+        "more in the hotness runs of: {} (lower --min-share, or name loops with --loop; "
+        "`looprace loops --run` says why each loop is left out)",
         100 * options_.min_share, options_.run_command));
   }
   if (chosen.empty()) {

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# `--hot` offers the loops GCC's RTL unroller sees, after inlining, in C++ as in C: a template
+# loop over operator[], a range-for and a loop calling an inlined helper (each calls something
+# before inlining, nothing after) are candidates; a loop that still calls a function and a loop
+# that inlining made an outer loop are left out, and `looprace loops` says why.
+source "$(dirname "$0")/lib.sh" "$1"
+build="\$LOOPRACE_CC -O2 -x c++ $here/programs/cxx_loops.cc -o \"\$LOOPRACE_OUTDIR/cxx\" -lstdc++"
+"$looprace" loops --build "$build" --run '$LOOPRACE_OUTDIR/cxx' --json >loops.jsonl
+python3 - loops.jsonl <<'PY' || fail "selection: $(cat loops.jsonl)"
+import json, sys
+rows = {r["line"]: r for r in map(json.loads, open(sys.argv[1])) if r["file"].endswith("cxx_loops.cc")}
+for line in (10, 19, 28):  # template + operator[], range-for, inlined helper
+    r = rows[line]
+    assert r["features"]["calls"] > 0, r       # calls before inlining...
+    assert r["calls_after_inlining"] == 0, r   # ...none after
+    assert r["hot_candidate"], r
+assert not rows[29]["hot_candidate"] and rows[29]["left_out"] == "calls 1 function(s) after inlining", rows[29]
+assert not rows[25]["hot_candidate"] and "holds other loops" in rows[25]["left_out"], rows[25]
+PY
+# The race takes its loops from the candidates: the hottest of them, never the called or outer one.
+"$looprace" race --build "$build" --run '$LOOPRACE_OUTDIR/cxx' --hot 3 --min-share 0 \
+  --plan constant --constant-size 2 --confirm 0 --factors 0,2 --store "$work/store.db" \
+  --profile "$work/p.profile" >race.log 2>&1 || fail "race: $(cat race.log)"
+raced=$(sql "select l.line from decisions d join loops l on l.id = d.loop order by l.line" | tr '\n' ' ')
+[ "$raced" = "10 19 28 " ] || fail "raced the loops on lines '$raced', not 10 19 28"
+grep -q "holds other loops\|after inlining" race.log && fail "race.log names a left-out loop"
+echo PASS
