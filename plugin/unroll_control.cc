@@ -1,6 +1,8 @@
 // Unroll factors: requests, the profile, stale-id re-matching, and applying them.
 #include "unroll_control.h"
 
+#include "base_flags.h"
+
 namespace looprace {
 
 bool UnrollControl::add_requests(std::string_view value, std::string& error) {
@@ -55,6 +57,27 @@ bool UnrollControl::load_profile(const std::string& path, std::string& error) {
   profile_ = std::move(std::get<profile::Profile>(parsed));
   profile_path_ = path;
   return true;
+}
+
+// A profile line carries the base it was raced on (its `base=` evidence); applied to a loop
+// compiled with other settings, its factor may not be the best there. Said once per
+// compilation: every line of a profile usually shares one base.
+void UnrollControl::warn_other_base(const LoopIdentity& loop) const {
+  if (warned_other_base_) return;
+  for (const profile::Entry& entry : profile_.entries) {
+    if (entry.id != loop.id) continue;
+    for (const auto& [key, raced_on] : entry.evidence) {
+      const std::string here = base_flags();
+      if (key != "base" || raced_on == here) continue;
+      warning_at(loop.location, 0,
+                 "looprace: %s:%d: the factors of this profile were raced on a build with %qs; "
+                 "this compilation uses %qs, for which they may not be the best (race again "
+                 "with these flags)",
+                 profile_path_.c_str(), entry.source_line, raced_on.c_str(), here.c_str());
+      warned_other_base_ = true;
+      return;
+    }
+  }
 }
 
 namespace {
@@ -114,6 +137,10 @@ std::vector<std::optional<int>> UnrollControl::factors_for(
                profile_path_.c_str(), entry->source_line, entry->id.c_str(), entry->file.c_str(),
                entry->line, entry->column, loop->id.c_str(), loop->function.c_str(), loop->index,
                loop->loops);
+  }
+
+  for (std::size_t i = 0; i < loops.size(); ++i) {
+    if (factors[i]) warn_other_base(loops[i]);
   }
 
   // Command-line requests override the profile; a later request overrides an earlier one.

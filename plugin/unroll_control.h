@@ -30,9 +30,12 @@ class UnrollControl {
     LoopSelector selector;
     int factor = 0;
   };
+  void warn_other_base(const LoopIdentity& loop) const;
+
   std::vector<Request> requests_;
   std::string profile_path_;
   profile::Profile profile_;
+  mutable bool warned_other_base_ = false;
 };
 
 // Sets loop's factor the way the C/C++ parsers' `#pragma GCC unroll` does: 0 leaves GCC's

@@ -58,6 +58,9 @@ void print_summary(const race::RaceSummary& summary) {
     std::printf("  samples per raced factor  %s\n",
                 fmt::format("{}", fmt::join(samples, " ")).c_str());
     std::printf("  vs factor 0: %s\n", describe_speedup(d.speedup).c_str());
+    if (std::string base = o.loop.features.value("base", ""); !base.empty()) {
+      std::printf("  base: %s (factor 0 is what GCC does with these flags)\n", base.c_str());
+    }
     if (o.decided_earlier) {
       std::printf("  (decided by an earlier run of this command; nothing was run)\n");
     } else if (o.replayed > 0) {

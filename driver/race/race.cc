@@ -672,6 +672,10 @@ void Racer::write_profile(const LoopOutcome& o) {
     e.evidence.emplace_back("verdict", "needs-more-runs");
   }
   if (d.cap_hit) e.evidence.emplace_back("cap", "hit");
+  // What factor 0 was for this decision: the plugin warns when the profile meets other flags.
+  if (std::string base = o.loop.features.value("base", ""); !base.empty()) {
+    e.evidence.emplace_back("base", base);
+  }
   std::vector<std::string> header = {
       fmt::format("looprace: {}   gcc: {}   cpu: {}   date: {}", options_.looprace_version,
                   facts_.compiler, facts_.cpu_model, store::utc_now()),

@@ -231,6 +231,8 @@ void render_loop(std::string& out, const LoopReport& loop, std::size_t index, st
   if (loop.hotness_share)
     out += fmt::format("; {:.1f}% of the program's cycles", 100 * *loop.hotness_share);
   if (!loop.plan.empty()) out += fmt::format("; plan <code>{}</code>", escape_xml(loop.plan));
+  if (std::string base = loop.features.value("base", ""); !base.empty())
+    out += fmt::format("; decided for a build with <code>{}</code>", escape_xml(base));
   out += ".</p>\n";
   for (const std::string& w : loop.warnings)
     out += fmt::format("<div class=\"warning\">Warning: {}</div>\n", escape_xml(w));

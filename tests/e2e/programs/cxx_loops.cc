@@ -25,7 +25,7 @@ int main() {
   for (int rep = 0; rep < 300; ++rep) {
     fill(v, rep);
     total += scaled_sum(v, 3);
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = clamp255(v[i]);  // inlined helper
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = clamp255(v[i]);      // inlined helper
     for (std::size_t i = 0; i < v.size(); i += 64) total += opaque(v[i]);  // a real call
   }
   std::printf("%lld\n", total);
