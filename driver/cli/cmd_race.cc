@@ -100,6 +100,19 @@ void add_race_command(CLI::App& app) {
                   "--hot takes only loops with at least this share of the program's cycles")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  cmd->add_option("--coverage", options->coverage,
+                  "Race the hottest candidate loops until they hold this part of the time of all "
+                  "candidate loops (innermost, no calls after inlining), e.g. 0.95; with --hot, "
+                  "at most that many")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--budget", options->budget_seconds,
+                  "Time for the hot loops' races (e.g. 600, 10m, 1h): each loop's observation "
+                  "cap is its part of the budget by its share of the program, so a cold loop "
+                  "does not get the runs of a hot one")
+      ->transform(
+          CLI::AsNumberWithUnit(std::map<std::string, double>{{"s", 1}, {"m", 60}, {"h", 3600}},
+                                CLI::AsNumberWithUnit::CASE_SENSITIVE))
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--prefer-default,!--no-prefer-default", options->prefer_default,
                 "Keep GCC's choice (factor 0) unless the confirmation runs show the chosen factor "
                 "faster by more than --epsilon, whether or not factor 0 survived the race")

@@ -17,6 +17,12 @@ std::string clock_text(double seconds) {
 ProgressLine::ProgressLine(std::FILE* out) : out_(out), tty_(isatty(fileno(out)) != 0) {}
 
 void ProgressLine::update(const race::RaceProgress& p) {
+  if (!p.announcement.empty()) {
+    finish();
+    std::fprintf(out_, "%s\n", p.announcement.c_str());
+    std::fflush(out_);
+    return;
+  }
   std::string text =
       p.together    ? fmt::format("{} loops together ({} decided)  {}", p.loops, p.loop, p.phase)
       : p.loops > 0 ? fmt::format("loop {}/{} {}  {}", p.loop, p.loops, p.loop_label, p.phase)

@@ -140,49 +140,27 @@ void Racer::prepare() {
 
 std::vector<build::LoopRow> Racer::choose_loops() {
   std::vector<build::LoopRow> chosen = select_loops(baseline_.table, options_.loops);
-  unsigned hot = options_.hot.value_or(options_.loops.empty() ? 3 : 0);
-  if (hot == 0) return chosen;
+  HotSelection selection;
+  selection.coverage = options_.coverage;
+  selection.min_share = options_.min_share;
+  selection.hot = options_.hot.value_or(options_.loops.empty() && !options_.coverage ? 3 : 0);
+  if (selection.hot == 0 && !selection.coverage) return chosen;
 
-  // Hotness is measured once per store: a resumed race ranks the loops the same way.
-  std::vector<store::Hotness> ranking =
-      store::stored_hotness(*store_, program_, reference_.observations.tsc_hz.value_or(0),
-                            reference_.observations.probe_cycles.value_or(0));
-  if (ranking.empty()) {
-    RaceProgress p;
-    p.phase = "measuring hotness";
-    report(p);
-    ranking = measure_hotness(
-        ws_, baseline_.table, std::max(1u, options_.hotness_runs), baseline_.dir,
-        reference_.process.wall_seconds, [&](const run::RunResult& r, const std::string& build) {
-          store::RunRow row;
-          row.kind = build == "plain" ? store::RunKind::kBaseline : store::RunKind::kHotness;
-          if (build != "plain") row.target_loop = build;
-          row.wall_seconds = r.process.wall_seconds;
-          row.exit_status = exit_status_of(r.process);
-          row.ok = r.process.succeeded();
-          row.observations = observations_of(r);
-          store_->add_run(program_, session_, row);
-        });
-  }
+  const std::vector<store::Hotness> ranking = hotness_ranking();
   for (const auto& h : ranking) shares_[h.id] = h.share;
-  // Only loops the RTL unroller can change (why_not_raced). A loop with almost none of the
-  // program's time cannot pay for its race (the ranking is by cycles: the rest are colder
-  // still). A share of 0 means the TSC rate was unknown.
-  bool too_cold = false;
-  for (const auto& h : ranking) {
-    if (hot == 0) break;
-    if (h.share > 0 && h.share < options_.min_share) {
-      too_cold = true;
-      break;
-    }
-    bool seen =
-        std::any_of(chosen.begin(), chosen.end(), [&](const auto& r) { return r.id == h.id; });
-    const build::LoopRow* row = build::find_loop(baseline_.table, h.id);
-    if (seen || !row || !why_not_raced(*row, baseline_).empty()) continue;
-    chosen.push_back(*row);
-    --hot;
-  }
-  if (chosen.empty() && too_cold) {
+  // Only loops the RTL unroller can change (why_not_raced); a loop with almost none of the
+  // program's time cannot pay for its race.
+  const HotChoice choice = choose_hot(
+      ranking,
+      [&](const std::string& id) {
+        const build::LoopRow* row = build::find_loop(baseline_.table, id);
+        return row && why_not_raced(*row, baseline_).empty() &&
+               std::none_of(chosen.begin(), chosen.end(),
+                            [&](const build::LoopRow& c) { return c.id == id; });
+      },
+      selection);
+  for (const auto& h : choice.chosen) chosen.push_back(*build::find_loop(baseline_.table, h.id));
+  if (chosen.empty() && choice.too_cold) {
     throw Error(fmt::format(
         "no innermost loop without calls after inlining has {:.1f}% of the program's cycles or "
         "more in the hotness runs of: {} (lower --min-share, or name loops with --loop; "
@@ -194,14 +172,66 @@ std::vector<build::LoopRow> Racer::choose_loops() {
         "no loop of the program ran during the hotness runs of: {} (name loops with --loop)",
         options_.run_command));
   }
+  plan_budget(choice);
   return chosen;
+}
+
+// Hotness is measured once per store: a resumed race ranks the loops the same way.
+std::vector<store::Hotness> Racer::hotness_ranking() {
+  std::vector<store::Hotness> ranking =
+      store::stored_hotness(*store_, program_, reference_.observations.tsc_hz.value_or(0),
+                            reference_.observations.probe_cycles.value_or(0));
+  if (!ranking.empty()) return ranking;
+  RaceProgress p;
+  p.phase = "measuring hotness";
+  report(p);
+  return measure_hotness(
+      ws_, baseline_.table, std::max(1u, options_.hotness_runs), baseline_.dir,
+      reference_.process.wall_seconds, [&](const run::RunResult& r, const std::string& build) {
+        store::RunRow row;
+        row.kind = build == "plain" ? store::RunKind::kBaseline : store::RunKind::kHotness;
+        if (build != "plain") row.target_loop = build;
+        row.wall_seconds = r.process.wall_seconds;
+        row.exit_status = exit_status_of(r.process);
+        row.ok = r.process.succeeded();
+        row.observations = observations_of(r);
+        store_->add_run(program_, session_, row);
+      });
+}
+
+// Each hot loop's observation cap (--budget shares the time by the loops' shares), and the
+// race's cost said before it starts: loops, builds, the most runs it can take and their time.
+void Racer::plan_budget(const HotChoice& choice) {
+  const std::size_t versions = options_.factors.empty() ? kMaxFactor + 1 : options_.factors.size();
+  const double run_seconds = reference_.process.wall_seconds;
+  const std::vector<std::size_t> caps = budget_caps(
+      choice.chosen, options_.budget_seconds, run_seconds, versions, options_.plan.max_samples);
+  std::size_t runs = 0;
+  for (std::size_t i = 0; i < caps.size(); ++i) {
+    caps_[choice.chosen[i].id] = caps[i];
+    runs += caps[i] * versions + 2 * options_.confirm;
+  }
+  RaceProgress p;
+  p.announcement = fmt::format(
+      "racing {} hot loop(s) holding {:.1f}% of the program's time ({:.0f}% of its candidate "
+      "loops'): up to {} variant builds and at most {} runs, {:.0f} s at {:.3f} s a run (races "
+      "usually stop well before their caps){}",
+      choice.chosen.size(), 100 * choice.covered,
+      choice.candidates > 0 ? 100 * choice.covered / choice.candidates : 0.0,
+      choice.chosen.size() * versions, runs, double(runs) * run_seconds, run_seconds,
+      options_.budget_seconds ? fmt::format("; --budget {:.0f} s caps them at {} observations",
+                                            *options_.budget_seconds, fmt::join(caps, ", "))
+                              : "");
+  report(p);
 }
 
 bool Racer::setup_loop(LoopRace& r) {
   const build::LoopRow& loop = r.loop;
   r.outcome.loop = loop;
   if (auto s = shares_.find(loop.id); s != shares_.end()) r.outcome.hotness_share = s->second;
-  r.plan = plans::make_plan(options_.plan);
+  plans::PlanOptions plan = options_.plan;
+  if (auto cap = caps_.find(loop.id); cap != caps_.end()) plan.max_samples = cap->second;
+  r.plan = plans::make_plan(plan);
   r.plan_name = r.plan->describe();
   // A decision on filtered observations is another decision than one on raw sums.
   if (options_.observation != stats::ObservationKind::kRaw) {

@@ -24,11 +24,13 @@ struct RaceOptions {
   std::string build_command;
   std::string run_command;
   std::vector<std::string> loops;  // --loop selectors (id or file:line:col)
-  std::optional<unsigned> hot;     // --hot N; without --loop and --hot: 3
-  double min_share = 0.01;         // --hot skips loops below this share of the program's cycles
-  bool prefer_default = true;      // factor 0 stays if tied, unless shown slower by > epsilon
-  bool together = false;           // race all chosen loops in the same runs (joint builds)
-  bool keep_duplicates = false;    // race byte-identical factors apart (the paper's brute force)
+  std::optional<unsigned> hot;     // --hot N; without --loop, --hot and --coverage: 3
+  std::optional<double> coverage;  // --coverage F: hot loops until they hold F of the loop time
+  std::optional<double> budget_seconds;  // --budget: hot loops' caps share it by their shares
+  double min_share = 0.01;       // --hot skips loops below this share of the program's cycles
+  bool prefer_default = true;    // factor 0 stays if tied, unless shown slower by > epsilon
+  bool together = false;         // race all chosen loops in the same runs (joint builds)
+  bool keep_duplicates = false;  // race byte-identical factors apart (the paper's brute force)
   unsigned jobs = 2;
   std::vector<int> factors;  // empty: 0..16 (0 is always raced: it is the baseline arm)
   plans::PlanOptions plan;
@@ -65,6 +67,7 @@ struct RaceProgress {
   std::size_t observations = 0;  // of this loop (replayed + new)
   double elapsed_seconds = 0;    // since the race command started
   std::optional<double> eta_seconds;
+  std::string announcement;  // said once, on its own line (the race's cost, up front)
 };
 
 struct LoopOutcome {

@@ -16,6 +16,7 @@
 #include "plans/loop_decision.h"
 #include "plans/plan.h"
 #include "plugin/profile_grammar.h"
+#include "race/hot_selection.h"
 #include "race/live_sampler.h"
 #include "race/program.h"
 #include "race/race.h"
@@ -70,6 +71,8 @@ class Racer {
  private:
   void prepare();
   std::vector<build::LoopRow> choose_loops();
+  std::vector<store::Hotness> hotness_ranking();
+  void plan_budget(const HotChoice& choice);
   // The store's program for these commands and the code the baseline build made: a new one
   // (with a warning) when the store holds only other code of the same commands.
   std::int64_t program_of_this_code();
@@ -122,6 +125,7 @@ class Racer {
   Baseline baseline_;
   run::RunResult reference_;
   std::map<std::string, double> shares_;
+  std::map<std::string, std::size_t> caps_;  // observation cap per hot loop (--budget)
   std::size_t loop_number_ = 0, loop_count_ = 0;
   std::vector<double> loop_seconds_;
 };

@@ -24,4 +24,13 @@ PY
 raced=$(sql "select l.line from decisions d join loops l on l.id = d.loop order by l.line" | tr '\n' ' ')
 [ "$raced" = "10 19 28 " ] || fail "raced the loops on lines '$raced', not 10 19 28"
 grep -q "holds other loops\|after inlining" race.log && fail "race.log names a left-out loop"
+# --coverage takes candidates until they hold that part of the candidates' time; --budget caps
+# each loop's observations by its share; both said up front.
+"$looprace" race --build "$build" --run '$LOOPRACE_OUTDIR/cxx' --coverage 0.99 --min-share 0 \
+  --budget 3s --confirm 0 --factors 0,2 --store "$work/budget.db" --profile "$work/b.profile" \
+  >budget.log 2>&1 || fail "race with a budget: $(cat budget.log)"
+grep -Eq "^racing [0-9]+ hot loop\(s\) holding .* --budget 3 s caps them at" budget.log ||
+  fail "no cost up front: $(cat budget.log)"
+caps=$(sqlite3 "$work/budget.db" "select plan from decisions" | grep -o 'cap=[0-9]*' | sort -u | wc -l)
+[ "$caps" -ge 2 ] || fail "every loop got the same cap: $(sqlite3 "$work/budget.db" "select plan from decisions")"
 echo PASS

@@ -1,0 +1,47 @@
+#include "race/hot_selection.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace looprace::race {
+
+HotChoice choose_hot(const std::vector<store::Hotness>& ranking,
+                     const std::function<bool(const std::string&)>& candidate,
+                     const HotSelection& selection) {
+  HotChoice out;
+  for (const auto& h : ranking) {
+    if (candidate(h.id)) out.candidates += h.share;
+  }
+  for (const auto& h : ranking) {
+    if (!candidate(h.id)) continue;
+    if (selection.hot > 0 && out.chosen.size() >= selection.hot) break;
+    if (selection.coverage && out.covered >= *selection.coverage * out.candidates) break;
+    if (h.share > 0 && h.share < selection.min_share) {
+      out.too_cold = true;
+      break;
+    }
+    out.chosen.push_back(h);
+    out.covered += h.share;
+  }
+  return out;
+}
+
+std::vector<std::size_t> budget_caps(const std::vector<store::Hotness>& chosen,
+                                     std::optional<double> budget_seconds, double run_seconds,
+                                     std::size_t versions, std::size_t cap, std::size_t floor) {
+  std::vector<std::size_t> caps(chosen.size(), cap);
+  double total = 0;
+  for (const auto& h : chosen) total += h.share;
+  if (!budget_seconds || run_seconds <= 0 || versions == 0) return caps;
+  const double runs = *budget_seconds / run_seconds;
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    // Unknown shares (0) split the budget evenly.
+    const double part = total > 0 ? chosen[i].share / total : 1.0 / double(chosen.size());
+    // The small slack keeps an exact share (3/4 of 400 runs) from flooring to one less.
+    const auto mine = static_cast<std::size_t>(std::floor(runs * part / double(versions) + 1e-9));
+    caps[i] = std::clamp(mine, std::min(floor, cap), cap);
+  }
+  return caps;
+}
+
+}  // namespace looprace::race

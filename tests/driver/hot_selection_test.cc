@@ -1,0 +1,68 @@
+#include "race/hot_selection.h"
+
+#include <gtest/gtest.h>
+
+namespace looprace::race {
+namespace {
+
+std::vector<store::Hotness> ranking() {
+  // Hottest first: an outer loop (not a candidate), then candidates down to a cold one.
+  return {{"outer", 0, 0, 0.50}, {"a", 0, 0, 0.30}, {"b", 0, 0, 0.10},
+          {"c", 0, 0, 0.05},     {"d", 0, 0, 0.02}, {"cold", 0, 0, 0.004}};
+}
+
+bool candidate(const std::string& id) { return id != "outer"; }
+
+std::vector<std::string> ids(const HotChoice& c) {
+  std::vector<std::string> out;
+  for (const auto& h : c.chosen) out.push_back(h.id);
+  return out;
+}
+
+TEST(HotSelection, HotTakesTheHottestCandidates) {
+  const HotChoice c = choose_hot(ranking(), candidate, {2, std::nullopt, 0.01});
+  EXPECT_EQ(ids(c), (std::vector<std::string>{"a", "b"}));
+  EXPECT_NEAR(c.covered, 0.40, 1e-12);
+  EXPECT_NEAR(c.candidates, 0.474, 1e-12);
+  EXPECT_FALSE(c.too_cold);
+}
+
+TEST(HotSelection, CoverageStopsOnceTheChosenHoldThatPartOfTheCandidatesTime) {
+  // 0.30 + 0.10 = 0.40 is 84 % of 0.474; with 0.05 more, 95 %.
+  EXPECT_EQ(ids(choose_hot(ranking(), candidate, {0, 0.80, 0.01})),
+            (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(ids(choose_hot(ranking(), candidate, {0, 0.90, 0.01})),
+            (std::vector<std::string>{"a", "b", "c"}));
+  // --hot still bounds it.
+  EXPECT_EQ(ids(choose_hot(ranking(), candidate, {1, 0.90, 0.01})),
+            (std::vector<std::string>{"a"}));
+}
+
+TEST(HotSelection, NeverALoopUnderTheMinimumShare) {
+  const HotChoice c = choose_hot(ranking(), candidate, {0, 1.0, 0.01});
+  EXPECT_EQ(ids(c), (std::vector<std::string>{"a", "b", "c", "d"}));
+  EXPECT_TRUE(c.too_cold);
+}
+
+TEST(HotSelection, UnknownSharesAreNeverTooCold) {
+  const std::vector<store::Hotness> unknown = {{"x", 0, 0, 0}, {"y", 0, 0, 0}};
+  EXPECT_EQ(choose_hot(unknown, candidate, {3, std::nullopt, 0.01}).chosen.size(), 2u);
+}
+
+TEST(BudgetCaps, TheBudgetIsSharedByTheLoopsShares) {
+  const std::vector<store::Hotness> chosen = {{"a", 0, 0, 0.30}, {"b", 0, 0, 0.10}};
+  // 400 s of 0.1 s runs = 4000 runs over 10 versions: a gets 3/4 (300), b 1/4 (100).
+  EXPECT_EQ(budget_caps(chosen, 400.0, 0.1, 10, 200), (std::vector<std::size_t>{200, 100}));
+  EXPECT_EQ(budget_caps(chosen, 40.0, 0.1, 10, 200), (std::vector<std::size_t>{30, 10}));
+  // Never under the floor, nor over the cap; no budget: the cap.
+  EXPECT_EQ(budget_caps(chosen, 1.0, 0.1, 10, 200), (std::vector<std::size_t>{6, 6}));
+  EXPECT_EQ(budget_caps(chosen, std::nullopt, 0.1, 10, 200), (std::vector<std::size_t>{200, 200}));
+}
+
+TEST(BudgetCaps, UnknownSharesSplitTheBudgetEvenly) {
+  const std::vector<store::Hotness> chosen = {{"a", 0, 0, 0}, {"b", 0, 0, 0}};
+  EXPECT_EQ(budget_caps(chosen, 40.0, 0.1, 10, 200), (std::vector<std::size_t>{20, 20}));
+}
+
+}  // namespace
+}  // namespace looprace::race
