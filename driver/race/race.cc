@@ -425,6 +425,20 @@ bool Racer::setup_loop(LoopRace& r) {
                              run.ok ? "no observation of the loop in a stored run" : run.reason);
     }
   }
+  // Confirmation runs an interrupted command stored, by group, replayed first.
+  for (const auto& run : store_->runs(program_, store::RunKind::kConfirm, loop.id)) {
+    std::optional<double> value;
+    if (run.ok) {
+      for (const auto& o : run.observations) {
+        if (o.loop_id != loop.id) continue;
+        value = options_.observation == stats::ObservationKind::kFiltered
+                    ? o.filtered
+                    : std::optional<double>(double(o.cycles));
+      }
+      if (!value) continue;  // visibly disturbed and taken again, as when it was stored
+    }
+    r.stored_confirmations[run.group].push_back(value);
+  }
   r.taken.assign(reps.size(), {});
   return true;
 }
@@ -549,8 +563,8 @@ void Racer::warm_up(LoopRace& r) {
   }
 }
 
-plans::Decision Racer::race_and_confirm(LoopRace& r, LiveSampler& sampler,
-                                        const plans::RoundObserver& observer) {
+plans::Decision Racer::run_plan(LoopRace& r, LiveSampler& sampler,
+                                const plans::RoundObserver& observer) {
   // Wraps the sampler to keep the plan's own observations for the speedup test.
   struct Recording : plans::Sampler {
     LiveSampler& inner;
@@ -568,26 +582,36 @@ plans::Decision Racer::race_and_confirm(LoopRace& r, LiveSampler& sampler,
       return out;
     }
   } recording(sampler, r);
-
   plans::Decision decision = r.plan->run(r.groups.representatives.size(), recording, observer);
-
-  // The Speedup-Test of the chosen factor against factor 0 runs on fresh interleaved rounds of
-  // just those two versions (stored and replayed like any other round), never on the race's
-  // own observations: those made the factor the lowest mean, so they overstate its speedup
-  // (winner's curse), most when many near-tied factors raced to the cap.
-  const std::size_t base = r.baseline_version;
   r.chosen_version = decision.chosen;
+  r.outcome.replayed += sampler.replayed();
+  r.outcome.measured += sampler.measured();
+  r.plan_rounds = sampler.rounds();
+  return decision;
+}
+
+// The Speedup-Test of the chosen factor against factor 0 runs on fresh interleaved pairs of
+// runs of just those two, taken alone after the race and stored as confirmation runs, never
+// on the race's own observations: those made the factor the lowest mean, so they overstate its
+// speedup (winner's curse), most when many near-tied factors raced to the cap. The pairs an
+// interrupted command stored come first.
+void Racer::confirm(LoopRace& r, const plans::Decision& decision) {
+  const std::size_t base = r.baseline_version;
   const bool base_out = std::find(decision.disqualified.begin(), decision.disqualified.end(),
                                   base) != decision.disqualified.end();
   if (r.chosen_version != base && options_.confirm > 0 && !base_out) {
+    std::mt19937_64 order(mix(options_.seed, id_number(r.loop.id) ^ 0x636f6e66ULL));
     for (std::size_t i = 0; i < options_.confirm; ++i) {
-      auto got = recording.round({base, r.chosen_version});
-      if (!got[0] || !got[1]) {
+      std::array<std::size_t, 2> pair = {base, r.chosen_version};
+      if (order() & 1) std::swap(pair[0], pair[1]);
+      std::map<std::size_t, std::optional<double>> got;
+      for (std::size_t v : pair) got[v] = take_confirmation(r, v, i + 1);
+      if (!got[base] || !got[r.chosen_version]) {
         r.outcome.notes.push_back("a confirmation run failed; the speedup uses fewer runs");
         break;
       }
-      r.confirm_baseline.push_back(*got[0]);
-      r.confirm_chosen.push_back(*got[1]);
+      r.confirm_baseline.push_back(*got[base]);
+      r.confirm_chosen.push_back(*got[r.chosen_version]);
     }
   }
   // GCC's default stays unless the confirmation runs show the chosen factor faster by more
@@ -599,8 +623,6 @@ plans::Decision Racer::race_and_confirm(LoopRace& r, LiveSampler& sampler,
     r.chosen_version = base;
     r.outcome.notes.push_back(keep.reason);
   }
-  r.outcome.replayed = sampler.replayed();
-  r.outcome.measured = sampler.measured();
   if (r.retaken > 0) {
     r.outcome.notes.push_back(fmt::format(
         "{} run(s) taken again: other work visibly took the CPU from them (off the CPU for "
@@ -611,7 +633,21 @@ plans::Decision Racer::race_and_confirm(LoopRace& r, LiveSampler& sampler,
                                  r.accepted, kMaxRetakes)
                    : ""));
   }
-  return decision;
+}
+
+// One confirmation observation of `version`: the next one an earlier command stored, else a
+// new run of the loop's own build.
+std::optional<double> Racer::take_confirmation(LoopRace& r, std::size_t version, std::size_t pair) {
+  auto& stored = r.stored_confirmations[r.groups.representatives[version]];
+  if (!stored.empty()) {
+    std::optional<double> value = stored.front();
+    stored.pop_front();
+    ++r.outcome.replayed;
+    return value;
+  }
+  ++r.outcome.measured;
+  // Numbered after the plan's rounds, as a store's runs of one loop are in time.
+  return take_alone(r, version, r.plan_rounds + pair, store::RunKind::kConfirm);
 }
 
 void Racer::decide(LoopRace& r, const plans::Decision& decision) {
@@ -667,16 +703,20 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
   p.phase = "racing";
   p.survivors = r.groups.representatives.size();
   report(p);
-  plans::Decision decision = race_and_confirm(r, sampler, [&](const plans::RoundTrace& t) {
+  plans::Decision decision = run_plan(r, sampler, [&](const plans::RoundTrace& t) {
     p.round = t.round;
     p.survivors = t.survivors.size();
     p.observations = r.observations;
     p.phase = "racing";
     report(p);
   });
+  p.phase = "confirming";
+  report(p);
+  confirm(r, decision);
   decide(r, decision);
   return std::move(r.outcome);
 }
+
 void Racer::write_profile(const LoopOutcome& o) {
   const plans::LoopDecision& d = o.decision;
   profile::Entry e;

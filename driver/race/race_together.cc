@@ -175,7 +175,7 @@ void Racer::race_batch(const std::vector<LoopRace*>& racing) {
           return joint.measure(l, versions);
         }));
     bodies.push_back([&, l] {
-      decisions[l] = race_and_confirm(*racing[l], *samplers[l], [&, l](const plans::RoundTrace& t) {
+      decisions[l] = run_plan(*racing[l], *samplers[l], [&, l](const plans::RoundTrace& t) {
         std::lock_guard lock(traces);
         survivors[l] = t.survivors.size();
       });
@@ -200,6 +200,13 @@ void Racer::race_batch(const std::vector<LoopRace*>& racing) {
     }
     report(p);
   });
-  for (std::size_t l = 0; l < racing.size(); ++l) decide(*racing[l], decisions[l]);
+  // Each loop's confirmation pairs run alone, on its own builds: a joint run serves several
+  // loops at once, so it could not be one loop's confirmation run.
+  p.phase = "confirming";
+  report(p);
+  for (std::size_t l = 0; l < racing.size(); ++l) {
+    confirm(*racing[l], decisions[l]);
+    decide(*racing[l], decisions[l]);
+  }
 }
 }  // namespace looprace::race::detail

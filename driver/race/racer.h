@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -54,6 +55,9 @@ struct LoopRace {
   // Fresh runs of factor 0 and the chosen factor after the race, for the Speedup-Test: the
   // race's own observations chose the factor, so a test on them would flatter it.
   std::vector<double> confirm_baseline, confirm_chosen;
+  // Confirmation observations a former command stored, per group (nullopt: a failed run).
+  std::map<int, std::deque<std::optional<double>>> stored_confirmations;
+  std::size_t plan_rounds = 0;                // rounds the plan took (replayed ones included)
   std::atomic<std::size_t> observations = 0;  // read by the progress display
   std::size_t retaken = 0;   // runs the machine visibly disturbed, taken again (filtered)
   std::size_t accepted = 0;  // runs still disturbed after kMaxRetakes, taken as they were
@@ -89,8 +93,11 @@ class Racer {
   static double accept_disturbed(LoopRace& r, store::RunRow& row, double cycles);
   static constexpr unsigned kMaxRetakes = 3;
   void warm_up(LoopRace& r);
-  plans::Decision race_and_confirm(LoopRace& r, LiveSampler& sampler,
-                                   const plans::RoundObserver& observer);
+  // Runs the loop's plan on the sampler; the plan's own observations go to r.taken.
+  plans::Decision run_plan(LoopRace& r, LiveSampler& sampler, const plans::RoundObserver& observer);
+  // Confirmation runs of the chosen factor and factor 0, and whether GCC's default stays.
+  void confirm(LoopRace& r, const plans::Decision& decision);
+  std::optional<double> take_confirmation(LoopRace& r, std::size_t version, std::size_t pair);
   void decide(LoopRace& r, const plans::Decision& decision);
   plans::SpeedupEvidence speedup_evidence(const LoopRace& r) const;
   LoopOutcome race_loop(const build::LoopRow& loop);

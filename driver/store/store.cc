@@ -70,6 +70,17 @@ constexpr const char* kMigrations[] = {
     // 3: a program is its commands and the code they build, so a race of edited code never
     // reuses the decisions and observations of the code before.
     "ALTER TABLE programs ADD COLUMN code TEXT NOT NULL DEFAULT '';",
+    // 4: confirmation runs are their own kind, no longer race runs that replay, reports and
+    // exports took for the race's observations. In a store of schema 3 they are a decided
+    // loop's own runs after the plan's last round, of two groups (factor 0's and the chosen
+    // one's); joint runs stay race runs.
+    "UPDATE runs SET kind = 'confirm' WHERE kind = 'race' AND target_loop NOT LIKE 'joint:%' AND "
+    "round > (SELECT max(json_extract(t.value, '$.round')) FROM decisions d, json_each(d.rounds) t "
+    "WHERE d.program = runs.program AND d.loop = runs.target_loop) AND "
+    "(SELECT count(DISTINCT r.grp) FROM runs r WHERE r.program = runs.program AND "
+    "r.kind IN ('race', 'confirm') AND r.target_loop = runs.target_loop AND r.round > "
+    "(SELECT max(json_extract(t.value, '$.round')) FROM decisions d, json_each(d.rounds) t "
+    "WHERE d.program = runs.program AND d.loop = runs.target_loop)) <= 2;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion - 1);
 
@@ -196,7 +207,8 @@ std::uint64_t fnv1a(const std::string& s) {
 }
 
 RunKind kind_from_string(const std::string& s) {
-  for (RunKind k : {RunKind::kBaseline, RunKind::kHotness, RunKind::kWarmup, RunKind::kRace}) {
+  for (RunKind k : {RunKind::kBaseline, RunKind::kHotness, RunKind::kWarmup, RunKind::kRace,
+                    RunKind::kConfirm}) {
     if (to_string(k) == s) return k;
   }
   throw StoreError(fmt::format("store: unknown run kind '{}'", s));
@@ -246,6 +258,8 @@ std::string to_string(RunKind kind) {
       return "warmup";
     case RunKind::kRace:
       return "race";
+    case RunKind::kConfirm:
+      return "confirm";
   }
   return "race";
 }
@@ -593,7 +607,7 @@ std::int64_t Store::add_run(std::int64_t program, std::int64_t session, const Ru
 
 std::vector<RunRow> Store::runs(std::int64_t program, RunKind kind,
                                 const std::string& target_loop) const {
-  bool by_target = kind == RunKind::kRace || kind == RunKind::kWarmup;
+  bool by_target = kind == RunKind::kRace || kind == RunKind::kWarmup || kind == RunKind::kConfirm;
   std::string sql =
       "SELECT id, kind, target_loop, grp, round, layout, env_padding, wall_seconds, exit_status, "
       "ok, reason, nivcsw, steal_ticks, off_cpu_ns FROM runs WHERE program=? AND kind=?";

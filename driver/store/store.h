@@ -25,7 +25,7 @@ std::string utc_now();
 
 // Bumped whenever the schema changes. An older store is migrated when opened (kMigrations in
 // store.cc); a newer one is refused.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 struct StoreError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -82,7 +82,8 @@ struct LoopObservation {
 };
 
 // Why a run was taken.
-enum class RunKind { kBaseline, kHotness, kWarmup, kRace };
+// kConfirm: a run of the chosen factor or of factor 0 after the race, for the Speedup-Test.
+enum class RunKind { kBaseline, kHotness, kWarmup, kRace, kConfirm };
 std::string to_string(RunKind kind);
 
 // One program run. A run may carry observations for several loops.

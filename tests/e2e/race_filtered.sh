@@ -23,7 +23,13 @@ sql "select plan from decisions where loop='$id'" | grep -q " on filtered$" ||
 grep -q "chosen factor 4\|factor 4" report.out || fail "the report on filtered observations lost the decision"
 "$looprace" export --store store.db --format observations --observation filtered >filtered.csv
 "$looprace" export --store store.db --format observations >raw.csv
-[ "$(wc -l <filtered.csv)" -gt 20 ] || fail "no filtered observations exported"
+# The race's own observations, not its confirmation runs (a kind of their own).
+race_filtered=$(sql "select count(*) from runs r join observations o on o.run = r.id and o.loop = '$id'
+  where r.kind = 'race' and o.filtered_cycles is not null")
+[ "$(($(wc -l <filtered.csv) - 1))" = "$race_filtered" ] ||
+  fail "exported $(($(wc -l <filtered.csv) - 1)) filtered observations, the race took $race_filtered"
+[ "$(sql "select count(*) from runs where kind = 'confirm' and target_loop = '$id'")" -ge 60 ] ||
+  fail "the confirmation runs are not stored as their own kind"
 "$looprace" replay --store store.db --observation filtered --plans constant --sizes 2 \
   --repetitions 2 >/dev/null || fail "replay of filtered observations failed"
 expect_error "observation kind 'sum' is neither raw nor filtered" \
@@ -37,11 +43,18 @@ sqlite3 old.db "alter table observations drop column filtered_cycles;
   alter table runs drop column steal_ticks; alter table runs drop column off_cpu_ns;
   alter table programs drop column code; update meta set value='1' where key='schema'"
 "$looprace" report --store old.db --json >old.json
-[ "$(sqlite3 old.db "select value from meta where key='schema'")" = 3 ] || fail "not migrated to schema 3"
+[ "$(sqlite3 old.db "select value from meta where key='schema'")" = 4 ] || fail "not migrated to schema 4"
 [ "$(sqlite3 old.db "select count(*) from observations where filtered_cycles is not null")" = 0 ] ||
   fail "a migrated store invented filtered observations"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["loops"][0]["chosen"] == 4 else 1)' old.json ||
   fail "the migrated store reports another decision"
+# Schema 3 kept confirmation runs as race runs after the plan's last round: schema 4 relabels
+# exactly those.
+cp store.db three.db
+sqlite3 three.db "update runs set kind = 'race' where kind = 'confirm'; update meta set value = '3' where key = 'schema'"
+"$looprace" report --store three.db >/dev/null
+[ "$(sqlite3 three.db "select count(*) from runs where kind = 'confirm'")" = "$(sql "select count(*) from runs where kind = 'confirm'")" ] ||
+  fail "schema 4 did not relabel the confirmation runs of a schema 3 store"
 sqlite3 old.db "update meta set value='9' where key='schema'"
-expect_error "old.db: schema version 9 \(this looprace reads 1 to 3\)" "$looprace" report --store old.db
+expect_error "old.db: schema version 9 \(this looprace reads 1 to 4\)" "$looprace" report --store old.db
 echo PASS
