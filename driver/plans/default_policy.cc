@@ -23,6 +23,12 @@ DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_defau
     return {false, fmt::format("confirmed: speedup interval {:.3f} to {:.3f} above 1 + {}",
                                t.speedup_interval.lower, t.speedup_interval.upper, policy.epsilon)};
   }
+  if (t.ratio_verdict == stats::Verdict::needs_more_runs) {
+    return {true, fmt::format("GCC's default kept: with fewer than {} confirmation runs each, "
+                              "the Speedup-Test trusts an interval only on normal samples, and "
+                              "these are not (Shapiro-Wilk); confirm with --confirm {} or more",
+                              stats::kLargeSample, stats::kLargeSample)};
+  }
   return {true,
           fmt::format("GCC's default kept: the confirmation runs do not show the chosen "
                       "factor faster by more than {:.1f}% (speedup interval {:.3f} to "

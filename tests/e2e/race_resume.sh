@@ -25,4 +25,30 @@ grep -Eq "resumed: [0-9]+ observations from the store" second.out || fail "the s
   on o.run = r.id and o.loop = '$id' where r.kind='race' and o.filtered_cycles is not null
   group by r.grp)")" = "40 40" ] ||
   fail "not 40 race runs per factor: the stored ones were not replayed"
+
+# Killed among its confirmation runs, a race resumes them too: the stored pairs count, so the
+# decision rests on exactly --confirm pairs.
+id=$(loop_id reduce)
+args=(race --build "$build_cmd" --run 'sleep 0.01; $LOOPRACE_OUTDIR/kernel 100000 differ "${LOOPRACE_OUTDIR##*/}"'
+  --loop "$id" --store confirm.db --profile c.profile --plan constant --constant-size 3
+  --factors 0,4 --confirm 30 --seed 11)
+"$looprace" "${args[@]}" >third.out 2>&1 &
+pid=$!
+confirmations() { sqlite3 "$work/confirm.db" "select count(*) from runs where kind='confirm'" 2>/dev/null || echo 0; }
+for _ in $(seq 600); do
+  [ "$(confirmations)" -ge 10 ] && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.05
+done
+kill -9 "$pid" 2>/dev/null || fail "the race ended before its confirmation runs: $(cat third.out)"
+wait "$pid" 2>/dev/null || true
+sleep 0.5
+[ "$(sqlite3 confirm.db "select count(*) from decisions")" = 0 ] || fail "decided before the kill"
+"$looprace" "${args[@]}" >fourth.out 2>&1 || fail "resume: $(cat fourth.out)"
+[ "$(sqlite3 confirm.db "select json_extract(speedup, '$.baseline_n') || ' ' ||
+  json_extract(speedup, '$.candidate_n') from decisions")" = "30 30" ] ||
+  fail "the resumed confirmation does not rest on 30 pairs: $(sqlite3 confirm.db "select speedup from decisions")"
+usable=$(sqlite3 confirm.db "select count(*) from runs r join observations o on o.run = r.id
+  where r.kind = 'confirm' and r.ok = 1 and o.filtered_cycles is not null")
+[ "$usable" -le 61 ] || fail "$usable confirmation observations: the stored ones were taken again"
 echo PASS

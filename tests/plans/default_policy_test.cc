@@ -49,6 +49,19 @@ TEST(DefaultPolicy, MissingConfirmationRunsKeepTheDefault) {
   EXPECT_NE(d.reason.find("12 of 30"), std::string::npos) << d.reason;
 }
 
+TEST(DefaultPolicy, FewNonNormalRunsSayWhyTheDefaultIsKept) {
+  // 10 runs each, 6x faster, but one sample far from normal: under 30 runs the Speedup-Test
+  // does not trust the interval, and the reason must say so rather than "no gain".
+  DefaultPolicy ten = kPolicy;
+  ten.confirm = 10;
+  std::vector<double> base = runs(6000, 10, 7), chosen = runs(1000, 10, 8);
+  chosen[9] = 3000;
+  auto d = decide_default(ten, false, false, base, chosen);
+  EXPECT_TRUE(d.keep_default);
+  EXPECT_NE(d.reason.find("Shapiro-Wilk"), std::string::npos) << d.reason;
+  EXPECT_EQ(d.reason.find("do not show"), std::string::npos) << d.reason;
+}
+
 TEST(DefaultPolicy, TheUserCanLetThePlanDecide) {
   DefaultPolicy no_prefer = kPolicy;
   no_prefer.prefer_default = false;
