@@ -6,6 +6,7 @@ Import it from a script beside or below benchmarks/ with
 """
 import json
 import os
+import re
 import signal
 import subprocess
 from contextlib import contextmanager
@@ -84,3 +85,46 @@ def busy_neighbour(enabled, cpu=0):
         if spinner:
             spinner.kill()
             spinner.wait()
+
+
+PLAN_DESCRIPTION = re.compile(r"^([a-z-]+)\(([^)]*)\)(?: on (\w+))?$")
+
+
+def replay_args_of(plan):
+    """`looprace replay` arguments that replay the plan a decision names (Plan::describe(), with
+    " on filtered" when it decided on filtered observations), e.g.
+    "blocked-race(alpha_lt=0.05,alpha_eq=0.05,eps=0.005,cap=200,control=familywise) on filtered"."""
+    m = PLAN_DESCRIPTION.match(plan)
+    if not m:
+        raise ValueError(f"not a plan description: {plan!r}")
+    name, params, observation = m.groups()
+    values = dict(p.split("=", 1) for p in params.split(",") if "=" in p)
+    option = {"alpha_lt": "--alpha-lt", "alpha_eq": "--alpha-eq", "eps": "--epsilon",
+              "cap": "--max-samples", "control": "--error-control", "test": "--test",
+              "n": "--sizes"}
+    args = ["--plans", name]
+    for key, value in values.items():
+        if key in option:
+            args += [option[key], value]
+    if observation:
+        args += ["--observation", observation]
+    return args
+
+
+def replay_json(looprace, source, *args, repetitions=200, threads=2):
+    """The rows of `looprace replay SOURCE... --json` (source: [CSV] or ["--store", DB])."""
+    done = subprocess.run(["nice", "-n", "10", str(looprace), "replay", *map(str, source),
+                           "--json", "--repetitions", str(repetitions), "--seed", "1",
+                           "--threads", str(threads), *map(str, args)],
+                          check=True, capture_output=True, text=True)
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+def smallest_constant(looprace, source, race_args, constant_args=(), repetitions=200):
+    """(the race's replay row, the smallest constant sample size failing no more often than it,
+    or None): the brute force a race is compared with, sized on the same recorded data."""
+    race = replay_json(looprace, source, *race_args, repetitions=repetitions)[0]
+    constants = replay_json(looprace, source, "--plans", "constant", *constant_args,
+                            repetitions=repetitions)
+    fitting = sorted(r["samples"] for r in constants if r["failure_rate"] <= race["failure_rate"])
+    return race, (fitting[0] if fitting else None)

@@ -1,4 +1,4 @@
-"""The cost of racing per decided loop against brute force (issues 6 and 7).
+"""The cost of racing per decided loop against brute force.
 
 Race cost, measured: compile time (the race's `building` phases, from its progress log) and run
 time (wall time of every run the race made for the loop, from its store). Brute force, derived:
@@ -16,10 +16,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import benchlib  # noqa: E402
+
 # "loop 2/3 <id> <location>  <phase>  elapsed M:SS  eta ..." (H:MM:SS past an hour)
 PROGRESS = re.compile(
     r"^loop \d+/\d+ ([0-9a-f]{16}) \S+\s+(\S[^\t]*?)\s+elapsed (\d+):(\d+)(?::(\d+))?")
-RACE_PLAN = re.compile(r"race\(alpha_lt=([0-9.e-]+),alpha_eq=([0-9.e-]+),eps=([0-9.e-]+),cap=(\d+)")
 
 
 def seconds_of(match):
@@ -76,13 +78,6 @@ def store_decision_sets(db_path):
                     "select loop, chosen, winners from decisions")}
 
 
-def replay(looprace, loop_csv, plans, extra):
-    done = subprocess.run(["nice", "-n", "10", looprace, "replay", loop_csv, "--plans", plans,
-                           "--json", "--repetitions", "200", "--seed", "1", "--threads", "2",
-                           *extra], check=True, capture_output=True, text=True)
-    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-
-
 def recorded_loop_csv(looprace, recorded_db, workdir):
     """loop id -> (path of a replay CSV holding only that loop's recorded observations, rounds),
     for the loops recorded with more than one distinct code."""
@@ -109,18 +104,18 @@ def recorded_loop_csv(looprace, recorded_db, workdir):
 
 
 def brute_force_size(looprace, loop_csv, recorded_rounds, plan):
-    """(race failure, race mean samples, smallest constant n with failure <= race's or None)."""
-    m = RACE_PLAN.search(plan)
-    if not m:
+    """(race failure, race mean samples, smallest constant n with failure <= race's or None)
+    for the plan the decision names, replayed on the loop's recorded observations."""
+    try:
+        race_args = benchlib.replay_args_of(plan)
+    except ValueError:
         return None
-    alpha_lt, alpha_eq, eps, cap = m.groups()
-    race = replay(looprace, str(loop_csv), "race",
-                  ["--alpha-lt", alpha_lt, "--alpha-eq", alpha_eq, "--epsilon", eps,
-                   "--max-samples", str(min(int(cap), recorded_rounds))])[0]
-    constants = replay(looprace, str(loop_csv), "constant",
-                       ["--max-samples", str(recorded_rounds)])
-    good = sorted(c["samples"] for c in constants if c["failure_rate"] <= race["failure_rate"])
-    return race["failure_rate"], race["mean_samples"], (good[0] if good else None)
+    cap = race_args.index("--max-samples") + 1 if "--max-samples" in race_args else None
+    if cap:  # the recording bounds the cap
+        race_args[cap] = str(min(int(race_args[cap]), recorded_rounds))
+    race, n = benchlib.smallest_constant(looprace, [loop_csv], race_args,
+                                         ["--max-samples", str(recorded_rounds)])
+    return race["failure_rate"], race["mean_samples"], n
 
 
 def cost_rows(looprace, program, pdir, recorded_db, workdir):
