@@ -50,6 +50,7 @@
 #include "target.h"
 #include "cgraph.h"
 #include "rtl.h"
+#include "rtl-iter.h"
 #include "memmodel.h"
 #include "emit-rtl.h"
 #include "predict.h"

@@ -22,19 +22,51 @@ void add_inlined_functions(tree block, std::set<std::string>& names) {
   }
 }
 
-// Call instructions in loop's body (an inner loop's too): the calls inlining left, which the
-// loop's time goes into and its unrolling does not change.
-int count_calls(class loop* loop) {
-  int calls = 0;
+// True when x, or anything inside it, is an rtx of `code`.
+bool contains_code(const_rtx x, rtx_code code) {
+  subrtx_iterator::array_type array;
+  FOR_EACH_SUBRTX(iter, array, x, NONCONST) {
+    if (GET_CODE(*iter) == code) return true;
+  }
+  return false;
+}
+
+bool divides(const_rtx x) {
+  for (rtx_code code : {DIV, UDIV, MOD, UMOD}) {
+    if (contains_code(x, code)) return true;
+  }
+  return false;
+}
+
+// The loop's body (an inner loop's too) counted by kind of instruction.
+RtlBody count_body(class loop* loop) {
+  RtlBody b;
   basic_block* body = get_loop_body(loop);
   for (unsigned i = 0; i < loop->num_nodes; ++i) {
     rtx_insn* insn;
     FOR_BB_INSNS(body[i], insn) {
-      if (CALL_P(insn)) ++calls;
+      if (!NONDEBUG_INSN_P(insn)) continue;
+      ++b.insns;
+      if (CALL_P(insn)) ++b.calls;
+      if (JUMP_P(insn)) ++b.branches;
+      const_rtx set = single_set(insn);
+      if (!set) continue;
+      const machine_mode mode = GET_MODE(SET_DEST(set));
+      if (MEM_P(SET_DEST(set))) ++b.stores;
+      if (contains_code(SET_SRC(set), MEM)) ++b.loads;
+      if (FLOAT_MODE_P(mode)) ++b.fp;
+      if (VECTOR_MODE_P(mode)) ++b.vector;
+      if (divides(SET_SRC(set))) ++b.divides;
     }
   }
   free(body);
-  return calls;
+  return b;
+}
+
+nlohmann::ordered_json rtl_json(const RtlBody& b) {
+  return {
+      {"insns", b.insns},   {"loads", b.loads},     {"stores", b.stores},     {"fp", b.fp},
+      {"vector", b.vector}, {"divides", b.divides}, {"branches", b.branches}, {"calls", b.calls}};
 }
 
 }  // namespace
@@ -54,7 +86,7 @@ void FactorVerifier::note_function_compiled(function* fun) {
 void FactorVerifier::note_rtl_locations(function* fun) {
   add_inlined_functions(DECL_INITIAL(fun->decl), compiled_functions_);
   rtl_places_.clear();
-  rtl_calls_.clear();
+  rtl_bodies_.clear();
   if (!loops_for_fn(fun)) return;
   for (class loop* loop : loops_list(fun, 0)) {
     // get_loop_location computes and caches the loop's iv description, restricting dataflow
@@ -64,7 +96,7 @@ void FactorVerifier::note_rtl_locations(function* fun) {
     expanded_location where = expand_location(get_loop_location(loop).get_location_t());
     if (!had_description) free_simple_loop_desc(loop);
     rtl_places_[loop->num] = {where.file ? where.file : "", where.line, where.column};
-    rtl_calls_[loop->num] = count_calls(loop);
+    rtl_bodies_[loop->num] = count_body(loop);
   }
   iv_analysis_done();
 }
@@ -98,12 +130,12 @@ void FactorVerifier::observe_rtl_loops(function* fun) {
     class niter_desc* desc = simple_loop_desc(loop);
     if (desc && desc->simple_p && desc->const_iter)
       observation.constant_niter = static_cast<long long>(desc->niter);
-    if (auto calls = rtl_calls_.find(loop->num); calls != rtl_calls_.end())
-      observation.calls = calls->second;
+    if (auto body = rtl_bodies_.find(loop->num); body != rtl_bodies_.end())
+      observation.body = body->second;
     for (std::size_t index : expectations) expected_[index].observations.push_back(observation);
   }
   rtl_places_.clear();
-  rtl_calls_.clear();
+  rtl_bodies_.clear();
 }
 
 std::string FactorVerifier::records() const {
@@ -111,9 +143,10 @@ std::string FactorVerifier::records() const {
   for (const Expectation& expectation : expected_) {
     int applied = 1;
     std::string how;
-    std::vector<int> copies;  // applied, per function holding a copy of the loop
-    int calls = -1;           // most calls left in any copy; -1: no copy reached RTL
-    bool innermost = true;    // every copy is innermost at RTL (inlining can nest loops)
+    std::vector<int> copies;       // applied, per function holding a copy of the loop
+    int calls = -1;                // most calls left in any copy; -1: no copy reached RTL
+    bool innermost = true;         // every copy is innermost at RTL (inlining can nest loops)
+    const RtlBody* rtl = nullptr;  // the reported copy's body
     if (expectation.observations.empty()) {
       if (optimize == 0) {
         how = "not-optimized";
@@ -133,16 +166,20 @@ std::string FactorVerifier::records() const {
       std::map<std::string, const Observation*> body_per_function;
       for (const Observation& observation : expectation.observations) {
         const Observation*& body = body_per_function[observation.function];
-        if (!body || observation.copies > body->copies) body = &observation;
+        // Equally unrolled, the vector loop is the body and the scalar epilogue is not.
+        if (!body || observation.copies > body->copies ||
+            (observation.copies == body->copies && observation.body.vector > body->body.vector))
+          body = &observation;
       }
       const Observation* best = nullptr;
       for (const auto& [function, body] : body_per_function) {
         copies.push_back(body->copies);
-        calls = std::max(calls, body->calls);
+        calls = std::max(calls, body->body.calls);
         innermost = innermost && body->innermost;
         if (!best || body->copies < best->copies) best = body;
       }
       applied = best->copies;
+      rtl = &best->body;
       int requested = expectation.requested;
       if (requested >= 2 && applied < requested) {
         if (!best->innermost)
@@ -167,6 +204,7 @@ std::string FactorVerifier::records() const {
                                      {"copies", copies},
                                      {"calls", calls},
                                      {"innermost", innermost}};
+    if (rtl) record["rtl"] = rtl_json(*rtl);
     lines += record.dump() + "\n";
   }
   return lines;

@@ -12,6 +12,19 @@
 
 namespace looprace {
 
+// A loop body as the RTL unroller sees it (inner loops' bodies included): what a heuristic for
+// unroll factors can learn from (docs/formats.md section 3b, `rtl`).
+struct RtlBody {
+  int insns = 0;     // real instructions (GCC's num_loop_insns)
+  int loads = 0;     // instructions reading memory
+  int stores = 0;    // instructions writing memory
+  int fp = 0;        // setting a floating-point register (scalar or vector)
+  int vector = 0;    // setting a vector register: the loop was vectorized
+  int divides = 0;   // holding a division or modulo
+  int branches = 0;  // jumps
+  int calls = 0;     // calls inlining left
+};
+
 class FactorVerifier {
  public:
   // Remembers a loop whose factor was requested (early pass).
@@ -41,7 +54,7 @@ class FactorVerifier {
     bool cold = false;
     enum lpt_dec decision = LPT_NONE;
     long long constant_niter = -1;
-    int calls = 0;  // call instructions in the body before unrolling: what inlining left
+    RtlBody body;  // the body before unrolling, after inlining
   };
   struct Expectation {
     std::string id;
@@ -60,7 +73,7 @@ class FactorVerifier {
   std::map<std::pair<std::string, int>, std::vector<std::size_t>> by_line_;
   std::set<std::string> compiled_functions_;  // and those inlined into a compiled function
   std::map<int, Place> rtl_places_;           // of the function being compiled, by loop->num
-  std::map<int, int> rtl_calls_;              // calls in each of its loops' bodies, by loop->num
+  std::map<int, RtlBody> rtl_bodies_;         // each of its loops' bodies, by loop->num
 };
 
 // The RTL passes around "loop2_unroll" that feed the verifier.

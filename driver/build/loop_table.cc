@@ -169,9 +169,18 @@ std::map<std::string, VerifyRecord> read_verify_file(const std::filesystem::path
                        record.how = json.value("how", "");
                        if (int calls = json.value("calls", -1); calls >= 0) record.calls = calls;
                        record.innermost = json.value("innermost", true);
+                       record.rtl = json.value("rtl", nlohmann::json());
                        records[record.id] = std::move(record);
                      });
   return records;
+}
+
+void add_unroller_features(nlohmann::json& features, const VerifyRecord& record) {
+  if (record.requested == 0 && record.applied >= 0) features["gcc_factor"] = record.applied;
+  if (record.calls) features["calls_after_inlining"] = *record.calls;
+  features["innermost_after_inlining"] = record.innermost ? 1 : 0;
+  if (!record.rtl.is_object()) return;
+  for (const auto& [kind, count] : record.rtl.items()) features["rtl_" + kind] = count;
 }
 
 }  // namespace looprace::build

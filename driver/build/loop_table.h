@@ -59,7 +59,14 @@ struct VerifyRecord {
   // copy); nullopt when no copy reached it, or in records of an older plugin.
   std::optional<int> calls;
   bool innermost = true;  // false: a copy holds other loops at the unroller (inlined ones)
+  nlohmann::json rtl;     // the body at the unroller by kind of instruction; null if unknown
 };
+
+// Adds what the RTL unroller saw of a loop to its table features, under stable names:
+// gcc_factor (the copies GCC's own heuristic made, requested factor 0; 0 = unrolled
+// completely before RTL), calls_after_inlining, innermost_after_inlining and rtl_<kind> for
+// every count of `rtl` (insns, loads, stores, fp, vector, divides, branches, calls).
+void add_unroller_features(nlohmann::json& features, const VerifyRecord& record);
 
 // Verify records by id; the last record for an id wins (a TU compiled twice). A missing file
 // gives an empty map: the plugin writes records only for loops it saw.

@@ -64,10 +64,6 @@ void list_loops(const LoopsOptions& o) {
           {"column", row->column}, {"location", row->location()}, {"function", row->function},
           {"name", row->name},     {"depth", row->depth},         {"index", row->index},
           {"loops", row->loops},   {"features", row->features}};
-      if (auto seen = baseline.at_unroller.find(row->id);
-          seen != baseline.at_unroller.end() && seen->second.calls) {
-        j["calls_after_inlining"] = *seen->second.calls;
-      }
       const std::string why = race::why_not_raced(*row, baseline);
       j["hot_candidate"] = why.empty();
       if (!why.empty()) j["left_out"] = why;

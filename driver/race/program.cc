@@ -117,6 +117,11 @@ Baseline build_baseline(const Workspace& ws) {
         baseline.dir.string(), ws.build_command));
   }
   baseline.at_unroller = build::read_verify_file(verify_file);
+  for (build::LoopRow& row : baseline.table.rows) {
+    if (auto seen = baseline.at_unroller.find(row.id); seen != baseline.at_unroller.end()) {
+      build::add_unroller_features(row.features, seen->second);
+    }
+  }
   return baseline;
 }
 

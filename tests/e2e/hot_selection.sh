@@ -12,8 +12,11 @@ rows = {r["line"]: r for r in map(json.loads, open(sys.argv[1])) if r["file"].en
 for line in (10, 19, 28):  # template + operator[], range-for, inlined helper
     r = rows[line]
     assert r["features"]["calls"] > 0, r       # calls before inlining...
-    assert r["calls_after_inlining"] == 0, r   # ...none after
+    assert r["features"]["calls_after_inlining"] == 0, r   # ...none after
     assert r["hot_candidate"], r
+    # What the RTL unroller saw, for learning: its body and GCC's own factor.
+    assert r["features"]["rtl_insns"] > 0 and r["features"]["gcc_factor"] >= 0, r
+    assert r["features"]["base"] == "-O2", r
 assert not rows[29]["hot_candidate"] and rows[29]["left_out"] == "calls 1 function(s) after inlining", rows[29]
 assert not rows[25]["hot_candidate"] and "holds other loops" in rows[25]["left_out"], rows[25]
 PY
