@@ -245,146 +245,66 @@ bool Racer::setup_loop(LoopRace& r) {
     return false;
   }
 
-  std::vector<int>& factors = r.factors;
-  factors = options_.factors;
-  if (factors.empty()) {
-    factors.resize(kMaxFactor + 1);
-    std::iota(factors.begin(), factors.end(), 0);
-  }
-  factors.push_back(0);  // the baseline arm is always raced
-  std::sort(factors.begin(), factors.end());
-  factors.erase(std::unique(factors.begin(), factors.end()), factors.end());
-
-  // Layout randomization: one build per factor and layout seed; round r runs layout r mod K.
-  const unsigned layouts = std::max(1u, options_.layouts);
-  r.layout_seeds.assign(layouts, std::nullopt);
-  if (options_.layouts > 1) {
-    for (unsigned j = 0; j < layouts; ++j) r.layout_seeds[j] = mix(options_.seed, j + 1);
-  }
-
+  r.factors = raced_factors();
+  r.layout_seeds = layout_seeds();
   RaceProgress p;
   p.loop_label = r.label;
   p.phase = "building";
   report(p);
+  std::map<int, std::vector<store::VariantRow>> rows = build_variants(r);
+  const auto stored_runs = store_->loop_race_runs(program_, loop.id);
+  check_stored_groups(r, !stored_runs.empty());
+  store_variants(r, rows);
+  const std::vector<int>& reps = r.groups.representatives;
+  for (std::size_t v = 0; v < reps.size(); ++v) r.version_of[reps[v]] = v;
+  r.baseline_version = r.version_of.at(r.groups.group_of[0]);
 
-  struct Build {
-    int factor;
-    unsigned layout;
-    std::filesystem::path dir, verify;
-    bool incremental = false;  // started from a copy of the baseline build
-  };
-  std::vector<Build> builds;
-  std::vector<build::BuildJob> jobs;
-  for (int f : factors) {
-    for (unsigned j = 0; j < layouts; ++j) {
-      Build b{f, j, build::variant_dir(ws_.workdir, loop.id, f, r.layout_seeds[j]), {}, false};
-      b.verify = b.dir.string() + ".verify.jsonl";
-      std::filesystem::remove(b.verify);
-      build::VariantSpec spec;
-      spec.unroll = {{loop.id, f}};
-      spec.instrument = {loop.id};
-      spec.verify = b.verify;  // the verify pass only observes: the code stays the same
-      spec.layout_seed = r.layout_seeds[j];
-      // Per-build padding changes every object, so only unpadded variants reuse the baseline.
-      b.incremental =
-          !r.layout_seeds[j] && build::prepare_incremental(b.dir, baseline_.dir, {loop.id});
-      if (!b.incremental) build::prepare_fresh(b.dir);
-      jobs.push_back(build_job(ws_, spec, b.dir, fmt::format("factor {} of loop {}", f, r.label)));
-      builds.push_back(std::move(b));
-    }
-  }
-  auto results = build::run_builds(jobs, ws_.jobs);
-  // A build that did not compile the loop's source with the variant's settings left no verify
-  // record of the loop (make kept a target up to date: a libtool .lo, a stamp): incremental
-  // ones are built again from scratch, the others cannot be raced.
-  auto compiled = [&](std::size_t i) {
-    return build::read_verify_file(builds[i].verify).count(loop.id) > 0;
-  };
-  std::vector<std::size_t> again;
-  for (std::size_t i = 0; i < builds.size(); ++i) {
-    if (results[i].ok() && !compiled(i) && builds[i].incremental) again.push_back(i);
-  }
-  if (!again.empty()) {
-    r.outcome.notes.push_back(fmt::format(
-        "{} incremental variant build(s) did not recompile the loop's source (make kept its "
-        "target up to date): built again from scratch",
-        again.size()));
-    std::vector<build::BuildJob> fresh_jobs;
-    for (std::size_t i : again) {
-      build::prepare_fresh(builds[i].dir);
-      std::filesystem::remove(builds[i].verify);
-      fresh_jobs.push_back(jobs[i]);
-    }
-    auto fresh = build::run_builds(fresh_jobs, ws_.jobs);
-    for (std::size_t k = 0; k < again.size(); ++k) results[again[k]] = std::move(fresh[k]);
-  }
+  load_stored(r, stored_runs);
+  r.taken.assign(r.groups.representatives.size(), {});
+  return true;
+}
 
-  // Code identity and verified factor of every factor (over all its layout builds).
-  std::map<int, std::string> keys;
-  std::map<int, std::vector<store::VariantRow>> rows;
-  for (std::size_t i = 0; i < builds.size(); ++i) {
-    const Build& b = builds[i];
-    store::VariantRow v;
-    v.loop_id = loop.id;
-    v.factor = b.factor;
-    v.layout = static_cast<int>(b.layout);
-    if (!results[i].ok()) {
-      if (b.factor == 0) {
-        throw Error("the baseline variant (factor 0) does not build: " +
-                    results[i].failure_message());
-      }
-      v.build_log = results[i].output_tail;
-      r.failures[b.factor] = "build failed: " + run::last_lines(results[i].output_tail, 3);
-    } else if (!compiled(i)) {
-      std::string why = fmt::format(
-          "the build did not compile the loop with this variant's settings (no verify record "
-          "of it in {}): the build command must recompile {} with $LOOPRACE_CC every time",
-          b.verify.string(), loop.file);
-      if (b.factor == 0) throw Error("the baseline variant (factor 0): " + why);
-      r.failures[b.factor] = why;
-    } else {
-      build::CodeIdentity code = build::code_identity(b.dir);
-      if (code.empty()) {
-        r.failures[b.factor] = fmt::format("no ELF program in {}", b.dir.string());
-      } else {
-        v.built = true;
-        v.code_hash = code.digest;
-        keys[b.factor] += code.digest + ";";
-      }
-      auto verify = build::read_verify_file(b.verify);
-      if (auto it = verify.find(loop.id); it != verify.end()) {
-        if (it->second.applied >= 0) v.applied = it->second.applied;  // -1: not found in RTL
-        v.how = it->second.how;
-      }
-    }
-    rows[b.factor].push_back(std::move(v));
+// The factors a race builds: --factors, or 0..16; factor 0, the baseline arm, always.
+std::vector<int> Racer::raced_factors() const {
+  std::vector<int> factors = options_.factors;
+  if (factors.empty()) {
+    factors.resize(kMaxFactor + 1);
+    std::iota(factors.begin(), factors.end(), 0);
   }
-  std::vector<std::string> key_list;
-  for (int f : factors) {
-    if (r.failures.count(f)) {
-      key_list.emplace_back();
-    } else {
-      key_list.push_back(options_.keep_duplicates ? fmt::format("{}factor {}", keys[f], f)
-                                                  : keys[f]);
-    }
-  }
-  r.groups = group_variants(factors, key_list);
+  factors.push_back(0);
+  std::sort(factors.begin(), factors.end());
+  factors.erase(std::unique(factors.begin(), factors.end()), factors.end());
+  return factors;
+}
 
-  // Stored observations belong to the groups of the stored variants: they must not move.
-  auto stored_runs = store_->loop_race_runs(program_, loop.id);
-  if (!stored_runs.empty()) {
-    for (const auto& sv : store_->variants(program_, loop.id)) {
-      if (sv.layout != 0 || sv.factor > kMaxFactor) continue;
-      int now = r.groups.group_of[static_cast<std::size_t>(sv.factor)];
-      if (sv.built && now >= 0 && now != sv.group && !options_.force) {
-        throw Error(fmt::format(
-            "loop {}: factor {} now builds like factor {}, but the store {} raced it with factor "
-            "{}: the program or compiler changed, or --keep-duplicates did. Race into a new "
-            "--store (or --force)",
-            r.label, sv.factor, now, options_.store.string(), sv.group));
-      }
+// Layout randomization: one build per factor and layout seed; round r runs layout r mod K.
+std::vector<std::optional<std::uint64_t>> Racer::layout_seeds() const {
+  const unsigned layouts = std::max(1u, options_.layouts);
+  std::vector<std::optional<std::uint64_t>> seeds(layouts, std::nullopt);
+  if (options_.layouts > 1) {
+    for (unsigned j = 0; j < layouts; ++j) seeds[j] = mix(options_.seed, j + 1);
+  }
+  return seeds;
+}
+
+// Stored observations belong to the groups of the stored variants: they must not move.
+void Racer::check_stored_groups(const LoopRace& r, bool has_stored_runs) const {
+  if (!has_stored_runs) return;
+  for (const auto& sv : store_->variants(program_, r.loop.id)) {
+    if (sv.layout != 0 || sv.factor > kMaxFactor) continue;
+    int now = r.groups.group_of[static_cast<std::size_t>(sv.factor)];
+    if (sv.built && now >= 0 && now != sv.group && !options_.force) {
+      throw Error(fmt::format(
+          "loop {}: factor {} now builds like factor {}, but the store {} raced it with factor "
+          "{}: the program or compiler changed, or --keep-duplicates did. Race into a new "
+          "--store (or --force)",
+          r.label, sv.factor, now, options_.store.string(), sv.group));
     }
   }
+}
+
+// Stores every variant with its group, and notes the factors GCC made fewer copies of.
+void Racer::store_variants(LoopRace& r, std::map<int, std::vector<store::VariantRow>>& rows) {
   std::vector<build::FewerCopies> clamped;
   for (auto& [f, list] : rows) {
     for (auto& v : list) {
@@ -401,12 +321,13 @@ bool Racer::setup_loop(LoopRace& r) {
   for (const auto& [f, why] : r.failures) {
     r.outcome.notes.push_back(fmt::format("factor {} not raced: {}", f, why));
   }
+}
 
+// What the store holds of the loop, replayed first: race runs (alone or joint) per version,
+// and the confirmation runs of an interrupted command per group.
+void Racer::load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stored_runs) {
+  const build::LoopRow& loop = r.loop;
   const std::vector<int>& reps = r.groups.representatives;
-  for (std::size_t v = 0; v < reps.size(); ++v) r.version_of[reps[v]] = v;
-  r.baseline_version = r.version_of.at(r.groups.group_of[0]);
-
-  // What the store holds, alone or from joint runs, replayed first.
   r.recorded.assign(reps.size(), {});
   for (const auto& run : stored_runs) {
     int group = run.factor >= 0 && run.factor <= kMaxFactor
@@ -439,8 +360,6 @@ bool Racer::setup_loop(LoopRace& r) {
     }
     r.stored_confirmations[run.group].push_back(value);
   }
-  r.taken.assign(reps.size(), {});
-  return true;
 }
 
 std::int64_t Racer::program_of_this_code() {

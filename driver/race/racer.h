@@ -37,6 +37,14 @@ inline std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
 
 inline std::uint64_t id_number(const std::string& id) { return std::stoull(id, nullptr, 16); }
 
+// One build of one factor (and layout) of a loop.
+struct VariantBuild {
+  int factor;
+  unsigned layout;
+  std::filesystem::path dir, verify;
+  bool incremental = false;  // started from a copy of the baseline build
+};
+
 // One loop's race in progress: its variants, their code groups, what happened to them.
 struct LoopRace {
   build::LoopRow loop;
@@ -83,6 +91,18 @@ class Racer {
   // Builds the loop's variants, groups them by code, stores them and reads what the store
   // already holds; false when the store has the loop's decision (then in r.outcome).
   bool setup_loop(LoopRace& r);
+  std::vector<int> raced_factors() const;
+  std::vector<std::optional<std::uint64_t>> layout_seeds() const;
+  // Builds r.factors (every layout), groups them by code into r.groups and r.failures; the
+  // variant rows, per factor (race/variants.cc).
+  std::map<int, std::vector<store::VariantRow>> build_variants(LoopRace& r);
+  // Builds every factor and layout, again from scratch where an incremental build did not
+  // recompile the loop's source; `results` in the order of the returned builds.
+  std::vector<VariantBuild> run_variant_builds(LoopRace& r,
+                                               std::vector<build::BuildResult>& results);
+  void check_stored_groups(const LoopRace& r, bool has_stored_runs) const;
+  void store_variants(LoopRace& r, std::map<int, std::vector<store::VariantRow>>& rows);
+  void load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stored_runs);
   // Runs the loop's own build of `version` once: judged, stored; nullopt disqualifies it.
   std::optional<double> take_alone(LoopRace& r, std::size_t version, std::size_t round,
                                    store::RunKind kind);
