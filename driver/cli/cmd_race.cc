@@ -16,15 +16,19 @@
 namespace looprace::cli {
 namespace {
 
-std::string describe_speedup(const plans::SpeedupEvidence& evidence) {
+std::string describe_speedup(const plans::LoopDecision& d) {
+  const plans::SpeedupEvidence& evidence = d.speedup;
   if (evidence.source == plans::SpeedupSource::kSameCode) {
     return "the chosen code is GCC's default (factor 0)";
   }
   const auto s = plans::speedup_of(evidence);
   if (!s) return "verdict: needs-more-runs — fewer than 2 runs of factor 0 or the chosen factor";
   return fmt::format(
-      "speedup {:.3f} (geometric mean, CI {:.3f}..{:.3f} at {:.0f}%), median {:.3f}; {} and {} "
+      "{}speedup {:.3f} (geometric mean, CI {:.3f}..{:.3f} at {:.0f}%), median {:.3f}; {} and {} "
       "runs, verdict: {} — {}",
+      d.unconfirmed
+          ? fmt::format("GCC's default kept; factor {}, the plan's choice, ", *d.unconfirmed)
+          : "",
       s->geometric_speedup, s->speedup_interval.lower, s->speedup_interval.upper,
       100 * s->confidence, s->median_speedup, s->baseline_n, s->candidate_n,
       stats::verdict_name(s->ratio_verdict), s->ratio_explanation);
@@ -57,7 +61,7 @@ void print_summary(const race::RaceSummary& summary) {
                 d.cap_hit ? "   (sample cap hit: the winners could not be told apart)" : "");
     std::printf("  samples per raced factor  %s\n",
                 fmt::format("{}", fmt::join(samples, " ")).c_str());
-    std::printf("  vs factor 0: %s\n", describe_speedup(d.speedup).c_str());
+    std::printf("  vs factor 0: %s\n", describe_speedup(d).c_str());
     if (std::string base = o.loop.features.value("base", ""); !base.empty()) {
       std::printf("  base: %s (factor 0 is what GCC does with these flags)\n", base.c_str());
     }

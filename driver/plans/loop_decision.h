@@ -48,6 +48,9 @@ struct LoopDecision {
   std::vector<FactorRound> rounds;     // the plan's rounds
   std::map<int, std::string> disqualified;  // factor -> why it was not raced or lost
   SpeedupEvidence speedup;
+  // The plan's choice when GCC's default was kept because the confirmation runs did not show
+  // it faster by more than epsilon; `speedup` then holds those runs (that factor against 0).
+  std::optional<int> unconfirmed;
   std::string decided_at;  // UTC ISO-8601
 
   // Observations of the winners' groups, in winner order: the profile's `samples=` evidence.

@@ -539,6 +539,7 @@ void Racer::confirm(LoopRace& r, const plans::Decision& decision) {
       {options_.prefer_default, options_.confirm, options_.confidence, options_.plan.epsilon},
       r.chosen_version == base, base_out, r.confirm_baseline, r.confirm_chosen);
   if (keep.keep_default) {
+    if (r.chosen_version != base) r.unconfirmed_version = r.chosen_version;
     r.chosen_version = base;
     r.outcome.notes.push_back(keep.reason);
   }
@@ -584,6 +585,7 @@ void Racer::decide(LoopRace& r, const plans::Decision& decision) {
   }
   for (const auto& [f, why] : r.failures) d.disqualified[f] = why;
   d.speedup = speedup_evidence(r);
+  if (r.unconfirmed_version) d.unconfirmed = r.groups.representatives.at(*r.unconfirmed_version);
   d.decided_at = store::utc_now();
   store_->put_decision(program_, d);
 }
@@ -594,11 +596,12 @@ void Racer::decide(LoopRace& r, const plans::Decision& decision) {
 plans::SpeedupEvidence Racer::speedup_evidence(const LoopRace& r) const {
   plans::SpeedupEvidence e;
   e.confidence = options_.confidence;
-  if (r.chosen_version == r.baseline_version) {
+  const bool confirmed = r.confirm_chosen.size() >= 2;
+  // GCC's default kept for want of a confirmed gain: the runs that did not confirm it.
+  if (r.chosen_version == r.baseline_version && !(r.unconfirmed_version && confirmed)) {
     e.source = plans::SpeedupSource::kSameCode;
     return e;
   }
-  const bool confirmed = r.confirm_chosen.size() >= 2;
   e.source = confirmed ? plans::SpeedupSource::kConfirmation : plans::SpeedupSource::kRace;
   e.baseline = confirmed ? r.confirm_baseline : r.taken[r.baseline_version];
   e.chosen = confirmed ? r.confirm_chosen : r.taken[r.chosen_version];
@@ -649,7 +652,17 @@ void Racer::write_profile(const LoopOutcome& o) {
   e.factor = d.chosen;
   e.evidence.emplace_back("winners", join(d.winners));
   e.evidence.emplace_back("samples", join(d.winner_samples()));
-  if (d.speedup.source == plans::SpeedupSource::kSameCode) {
+  if (d.unconfirmed) {
+    // Factor 0 is written; the evidence says which factor its confirmation runs did not show
+    // faster, and by how much they could.
+    e.evidence.emplace_back("verdict", "baseline");
+    e.evidence.emplace_back("unconfirmed", std::to_string(*d.unconfirmed));
+    if (auto s = plans::speedup_of(d.speedup)) {
+      e.evidence.emplace_back(
+          "unconfirmed_ci",
+          fmt::format("{:.3f},{:.3f}", s->speedup_interval.lower, s->speedup_interval.upper));
+    }
+  } else if (d.speedup.source == plans::SpeedupSource::kSameCode) {
     e.evidence.emplace_back("speedup", "1.000");
     e.evidence.emplace_back("verdict", "baseline");
   } else if (auto s = plans::speedup_of(d.speedup)) {

@@ -70,6 +70,8 @@ struct LoopRace {
   std::size_t retaken = 0;   // runs the machine visibly disturbed, taken again (filtered)
   std::size_t accepted = 0;  // runs still disturbed after kMaxRetakes, taken as they were
   std::size_t chosen_version = 0;
+  // The plan's choice when GCC's default was kept for want of a confirmed gain.
+  std::optional<std::size_t> unconfirmed_version;
   LoopOutcome outcome;
 };
 

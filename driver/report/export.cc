@@ -39,6 +39,10 @@ json loop_row(const LoopReport& loop, double confidence) {
   row["winners"] = decided ? json(loop.decision->winners) : json(nullptr);
   row["chosen"] = decided ? json(loop.decision->chosen) : json(nullptr);
   row["cap_hit"] = decided ? json(loop.decision->cap_hit) : json(nullptr);
+  // The plan's choice when GCC's default was kept for want of a confirmed gain ("speedup" is
+  // then that factor's, against factor 0).
+  row["unconfirmed"] =
+      decided && loop.decision->unconfirmed ? json(*loop.decision->unconfirmed) : json(nullptr);
   // GCC's default choice: factor 0, and which factors produced the same code, when known.
   json default_choice = {{"factor", 0}, {"same_code_as", figures.default_equivalents}};
   const FactorResult* base = loop.factors.empty() ? nullptr : &loop.factors.front();

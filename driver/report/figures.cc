@@ -96,6 +96,11 @@ LoopFigures derive_figures(const LoopReport& loop, double confidence) {
     case plans::SpeedupSource::kConfirmation:
       figures.speedup_source =
           fmt::format("{} confirmation runs each, taken after the race", evidence.chosen.size());
+      if (loop.decision->unconfirmed) {
+        figures.speedup_subject =
+            fmt::format("Factor {} (the plan's choice, not confirmed: GCC's default kept)",
+                        *loop.decision->unconfirmed);
+      }
       break;
     case plans::SpeedupSource::kRace:
       figures.speedup_source =

@@ -35,6 +35,9 @@ struct LoopFigures {
   // the factor and so flatter it) when the race took none.
   std::string speedup_source;
   std::string speedup_note;  // why there is no Speedup-Test, when there is none
+  // What the speedup compares: the chosen factor, or the plan's unconfirmed choice when GCC's
+  // default was kept ("Factor 16 (the plan's choice, not confirmed)").
+  std::string speedup_subject = "Speedup";
   // Factors whose code is identical to GCC's default (factor 0), besides 0 itself.
   std::vector<int> default_equivalents;
 };

@@ -79,6 +79,7 @@ DecisionColumns to_columns(const plans::LoopDecision& d) {
   }
   c.disqualified = by_factor(d.disqualified);
   c.speedup = speedup_column(d.speedup);
+  if (d.unconfirmed) c.speedup["unconfirmed"] = *d.unconfirmed;
   return c;
 }
 
@@ -94,6 +95,8 @@ void from_columns(const DecisionColumns& c, plans::LoopDecision& d) {
   }
   d.disqualified = factor_map<std::string>(c.disqualified);
   d.speedup = evidence_of(c.speedup);
+  d.unconfirmed.reset();
+  if (c.speedup.contains("unconfirmed")) d.unconfirmed = c.speedup["unconfirmed"].get<int>();
 }
 
 }  // namespace looprace::store

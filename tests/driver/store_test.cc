@@ -180,6 +180,18 @@ TEST_F(StoreTest, LoopsVariantsAndDecisionsRoundTrip) {
   EXPECT_EQ(got->speedup.chosen, d.speedup.chosen);
   EXPECT_EQ(got->speedup.confidence, 0.9);
   EXPECT_EQ(got->winner_samples(), (std::vector<std::size_t>{10, 10}));
+  EXPECT_FALSE(got->unconfirmed.has_value());
+  // GCC's default kept for want of a confirmed gain: the plan's choice and its runs stay.
+  d.chosen = 0;
+  d.unconfirmed = 4;
+  s.put_decision(p, d);
+  got = s.decision(p, l.id, "race()");
+  EXPECT_EQ(got->chosen, 0);
+  EXPECT_EQ(got->unconfirmed, 4);
+  EXPECT_EQ(got->speedup.chosen, d.speedup.chosen);
+  d.chosen = 4;
+  d.unconfirmed.reset();
+  s.put_decision(p, d);
   // The speedup column keeps the figures of those runs for readers of the store's SQL.
   const auto test = plans::speedup_of(d.speedup);
   ASSERT_TRUE(test.has_value());

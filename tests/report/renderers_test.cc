@@ -86,6 +86,22 @@ TEST_F(Renderers, SpeedupRestsOnTheConfirmationRunsWhenThereAreSome) {
             std::string::npos);
 }
 
+TEST_F(Renderers, AKeptDefaultShowsTheUnconfirmedChoiceAndItsRuns) {
+  LoopReport loop = report.loops[0];
+  loop.decision->chosen = 0;
+  loop.decision->unconfirmed = 5;
+  loop.decision->speedup = {
+      plans::SpeedupSource::kConfirmation, {1000, 1010, 990, 1005}, {1001, 1012, 989, 1003}, 0.95};
+  LoopFigures figures = derive_figures(loop, report.confidence);
+  ASSERT_TRUE(figures.speedup.has_value());
+  EXPECT_NE(figures.speedup_subject.find("Factor 5 (the plan's choice, not confirmed"),
+            std::string::npos);
+  EXPECT_NE(render_text(Report{report.context, {loop}, report.confidence}).find("Factor 5 (the"),
+            std::string::npos);
+  EXPECT_NE(render_html(Report{report.context, {loop}, report.confidence}).find("Factor 5 (the"),
+            std::string::npos);
+}
+
 TEST_F(Renderers, TextNamesChosenFactorVerdictAndWarnings) {
   std::string text = render_text(report);
   const plans::LoopDecision& d = *report.loops[0].decision;
