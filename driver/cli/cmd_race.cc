@@ -27,7 +27,7 @@ std::string describe_speedup(const plans::LoopDecision& d) {
       "{}speedup {:.3f} (geometric mean, CI {:.3f}..{:.3f} at {:.0f}%), median {:.3f}; {} and {} "
       "runs, verdict: {} — {}",
       d.unconfirmed
-          ? fmt::format("GCC's default kept; factor {}, the plan's choice, ", *d.unconfirmed)
+          ? fmt::format("GCC's default kept; factor {} (the plan's choice): ", *d.unconfirmed)
           : "",
       s->geometric_speedup, s->speedup_interval.lower, s->speedup_interval.upper,
       100 * s->confidence, s->median_speedup, s->baseline_n, s->candidate_n,
