@@ -33,18 +33,24 @@ std::vector<LoopOutcome> Racer::race_together(const std::vector<build::LoopRow>&
   return out;
 }
 
-void Racer::race_batch(const std::vector<LoopRace*>& racing) {
-  // The batch is named by its loops: a rerun with the same loops undecided continues it.
-  std::uint64_t key = 0;
+std::string JointBatch::slot_factors(std::size_t s) const {
+  std::vector<std::string> parts;
+  for (const auto& [id, per_slot] : factors) parts.push_back(fmt::format("{}:{}", id, per_slot[s]));
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
+// The batch is named by its loops, so that a rerun with the same loops undecided continues it;
+// its slots (each loop's factor per joint build) are stored before its first run.
+JointBatch Racer::joint_batch(const std::vector<LoopRace*>& racing) {
+  JointBatch b;
   std::vector<std::string> ids;
   for (const LoopRace* r : racing) ids.push_back(r->loop.id);
   std::sort(ids.begin(), ids.end());
-  for (const auto& id : ids) key = mix(key, id_number(id));
-  const std::string batch = fmt::format("joint:{:016x}", key);
-  const std::string batch_dir = fmt::format("joint-{:016x}", key);  // no ':' for make's sake
-
-  std::map<std::string, std::vector<int>> factors = store_->joint_slots(program_, batch);
-  if (factors.empty()) {
+  for (const auto& id : ids) b.key = mix(b.key, id_number(id));
+  b.name = fmt::format("joint:{:016x}", b.key);
+  b.dir = fmt::format("joint-{:016x}", b.key);  // no ':' for make's sake
+  b.factors = store_->joint_slots(program_, b.name);
+  if (b.factors.empty()) {
     std::vector<std::vector<std::size_t>> eligible;
     for (const LoopRace* r : racing) {
       std::vector<std::size_t> versions;
@@ -53,114 +59,122 @@ void Racer::race_batch(const std::vector<LoopRace*>& racing) {
       }
       eligible.push_back(versions);  // never empty: the baseline passed its warm-up
     }
-    SlotAssignment slots = assign_slots(eligible, mix(options_.seed, key));
+    SlotAssignment slots = assign_slots(eligible, mix(options_.seed, b.key));
     for (std::size_t l = 0; l < racing.size(); ++l) {
       for (const auto& slot : slots) {
-        factors[racing[l]->loop.id].push_back(racing[l]->groups.representatives[slot[l]]);
+        b.factors[racing[l]->loop.id].push_back(racing[l]->groups.representatives[slot[l]]);
       }
     }
-    store_->put_joint_slots(program_, batch, factors);
+    store_->put_joint_slots(program_, b.name, b.factors);
   }
-  // slots[s][l]: loop l's version in slot s (a factor this race does not know: none).
-  const std::size_t slot_count = factors.begin()->second.size();
-  SlotAssignment slots(slot_count, std::vector<std::size_t>(racing.size()));
+  const std::size_t slot_count = b.factors.begin()->second.size();
+  b.slots.assign(slot_count, std::vector<std::size_t>(racing.size()));
   for (std::size_t l = 0; l < racing.size(); ++l) {
     const LoopRace& r = *racing[l];
-    const auto& per_slot = factors.at(r.loop.id);
+    const auto& per_slot = b.factors.at(r.loop.id);
     for (std::size_t s = 0; s < slot_count; ++s) {
       auto v = r.version_of.find(r.groups.group_of.at(static_cast<std::size_t>(per_slot[s])));
-      slots[s][l] = v == r.version_of.end() ? SIZE_MAX : v->second;
+      b.slots[s][l] = v == r.version_of.end() ? SIZE_MAX : v->second;
     }
   }
+  return b;
+}
 
-  const std::string label = fmt::format("{} loops together", racing.size());
+// Builds every slot (each loop at its slot's factor, all of them timed); a slot that does not
+// build ends the batch, since each factor built alone.
+void Racer::build_joint_slots(JointBatch& b, const std::vector<std::string>& instrument) {
+  std::vector<build::BuildJob> jobs;
+  for (std::size_t s = 0; s < b.slots.size(); ++s) {
+    std::filesystem::path dir = build::variant_dir(ws_.workdir, b.dir, static_cast<int>(s));
+    build::VariantSpec spec;
+    for (const auto& [id, per_slot] : b.factors) spec.unroll.emplace_back(id, per_slot[s]);
+    spec.instrument = instrument;
+    if (!build::prepare_incremental(dir, baseline_.dir, instrument)) build::prepare_fresh(dir);
+    jobs.push_back(build_job(ws_, spec, dir,
+                             fmt::format("slot {} of {} loops together", s, instrument.size())));
+    b.dirs.push_back(dir);
+  }
+  auto results = build::run_builds(jobs, ws_.jobs);
+  for (std::size_t s = 0; s < b.slots.size(); ++s) {
+    if (!results[s].ok()) {
+      throw Error(
+          fmt::format("the joint build of {} does not build, though each factor built "
+                      "alone: {} (race these loops without --together)",
+                      b.slot_factors(s), results[s].failure_message()));
+    }
+  }
+}
+
+// One run of a slot: judged and stored; each loop's cycles (none when the run failed).
+std::vector<std::optional<plans::Observation>> Racer::run_slot(const JointBatch& b,
+                                                               const std::vector<LoopRace*>& racing,
+                                                               std::size_t s, std::size_t round,
+                                                               store::RunKind kind) {
+  store::RunRow row;
+  row.kind = kind;
+  row.target_loop = b.name;
+  row.group = static_cast<int>(s);
+  row.round = static_cast<int>(round);
+  run::RunResult result = run_build_once(ws_, b.dirs[s]);
+  fill_run_row(row, result);
+  // Joint runs are not taken again: a disturbed run counts with its raw sum, stored so that a
+  // resumed race replays what this one used.
+  if (options_.observation == stats::ObservationKind::kFiltered) {
+    for (auto& o : row.observations) {
+      if (!o.filtered) o.filtered = static_cast<double>(o.cycles);
+    }
+  }
+  store_->add_run(program_, session_, row);
+  std::vector<std::optional<plans::Observation>> out(racing.size());
+  for (std::size_t l = 0; l < racing.size(); ++l) {
+    if (b.slots[s][l] == SIZE_MAX) continue;  // a factor this race does not know
+    LoopRace& r = *racing[l];
+    std::optional<double> cycles = result.observations.value(r.loop.id, options_.observation);
+    if (!cycles) cycles = result.observations.cycles(r.loop.id);
+    if (!row.ok) {
+      r.disqualified.emplace(
+          b.slots[s][l], fmt::format("in the joint build {}: {}", b.slot_factors(s), row.reason));
+    } else if (!cycles || *cycles <= 0) {
+      r.disqualified.emplace(b.slots[s][l], "the loop did not run");
+    } else {
+      out[l] = cycles;
+    }
+  }
+  return out;
+}
+
+void Racer::race_batch(const std::vector<LoopRace*>& racing) {
+  JointBatch b = joint_batch(racing);
   RaceProgress p;
   p.together = true;
   p.loop = loop_count_ - racing.size();  // decided by earlier runs of the command
   p.phase = "building";
   report(p);
-  std::vector<std::string> instrument = ids;
-  std::vector<build::BuildJob> jobs;
-  std::vector<std::filesystem::path> dirs;
-  for (std::size_t s = 0; s < slot_count; ++s) {
-    std::filesystem::path dir = build::variant_dir(ws_.workdir, batch_dir, static_cast<int>(s));
-    build::VariantSpec spec;
-    for (const auto& [id, per_slot] : factors) spec.unroll.emplace_back(id, per_slot[s]);
-    spec.instrument = instrument;
-    if (!build::prepare_incremental(dir, baseline_.dir, instrument)) build::prepare_fresh(dir);
-    jobs.push_back(build_job(ws_, spec, dir, fmt::format("slot {} of {}", s, label)));
-    dirs.push_back(dir);
-  }
-  auto results = build::run_builds(jobs, ws_.jobs);
-  auto slot_factors = [&](std::size_t s) {
-    std::vector<std::string> parts;
-    for (const auto& [id, per_slot] : factors)
-      parts.push_back(fmt::format("{}:{}", id, per_slot[s]));
-    return fmt::format("{}", fmt::join(parts, " "));
-  };
-  for (std::size_t s = 0; s < slot_count; ++s) {
-    if (!results[s].ok()) {
-      throw Error(
-          fmt::format("the joint build of {} does not build, though each factor built "
-                      "alone: {} (race these loops without --together)",
-                      slot_factors(s), results[s].failure_message()));
-    }
-  }
-
-  // One run of a slot: judged and stored; each loop's cycles (none when the run failed).
-  auto run_slot = [&](std::size_t s, std::size_t round, store::RunKind kind) {
-    store::RunRow row;
-    row.kind = kind;
-    row.target_loop = batch;
-    row.group = static_cast<int>(s);
-    row.round = static_cast<int>(round);
-    run::RunResult result = run_build_once(ws_, dirs[s]);
-    fill_run_row(row, result);
-    // Joint runs are not taken again: a disturbed run counts with its raw sum, stored so that a
-    // resumed race replays what this one used.
-    if (options_.observation == stats::ObservationKind::kFiltered) {
-      for (auto& o : row.observations) {
-        if (!o.filtered) o.filtered = static_cast<double>(o.cycles);
-      }
-    }
-    store_->add_run(program_, session_, row);
-    std::vector<std::optional<plans::Observation>> out(racing.size());
-    for (std::size_t l = 0; l < racing.size(); ++l) {
-      if (slots[s][l] == SIZE_MAX) continue;  // a factor this race does not know
-      LoopRace& r = *racing[l];
-      std::optional<double> cycles = result.observations.value(r.loop.id, options_.observation);
-      if (!cycles) cycles = result.observations.cycles(r.loop.id);
-      if (!row.ok) {
-        r.disqualified.emplace(
-            slots[s][l], fmt::format("in the joint build {}: {}", slot_factors(s), row.reason));
-      } else if (!cycles || *cycles <= 0) {
-        r.disqualified.emplace(slots[s][l], "the loop did not run");
-      } else {
-        out[l] = cycles;
-      }
-    }
-    return out;
-  };
+  std::vector<std::string> instrument;
+  for (const auto& [id, per_slot] : b.factors) instrument.push_back(id);
+  build_joint_slots(b, instrument);
   p.phase = "warm-up";
   report(p);
-  for (std::size_t s = 0; s < slot_count; ++s) {
-    auto got = run_slot(s, 0, store::RunKind::kWarmup);
+  for (std::size_t s = 0; s < b.slots.size(); ++s) {
+    auto got = run_slot(b, racing, s, 0, store::RunKind::kWarmup);
     if (std::none_of(got.begin(), got.end(), [](const auto& o) { return o.has_value(); })) {
       throw Error(
           fmt::format("the joint build of {} fails though each factor ran alone; race "
                       "these loops without --together",
-                      slot_factors(s)));
+                      b.slot_factors(s)));
     }
   }
 
   std::size_t rounds_before = 0;
-  for (const auto& run : store_->runs(program_, store::RunKind::kRace, batch)) {
+  for (const auto& run : store_->runs(program_, store::RunKind::kRace, b.name)) {
     rounds_before = std::max(rounds_before, static_cast<std::size_t>(run.round));
   }
   JointRounds joint(
-      slots, racing.size(),
-      [&](std::size_t s, std::size_t round) { return run_slot(s, round, store::RunKind::kRace); },
-      mix(options_.seed, key ^ 0x4a4f494eULL), rounds_before);
+      b.slots, racing.size(),
+      [&](std::size_t s, std::size_t round) {
+        return run_slot(b, racing, s, round, store::RunKind::kRace);
+      },
+      mix(options_.seed, b.key ^ 0x4a4f494eULL), rounds_before);
   std::mutex traces;
   std::vector<std::size_t> survivors(racing.size());
   std::vector<bool> done(racing.size(), false);

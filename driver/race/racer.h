@@ -18,6 +18,7 @@
 #include "plans/plan.h"
 #include "plugin/profile_grammar.h"
 #include "race/hot_selection.h"
+#include "race/joint_rounds.h"
 #include "race/live_sampler.h"
 #include "race/program.h"
 #include "race/race.h"
@@ -43,6 +44,18 @@ struct VariantBuild {
   unsigned layout;
   std::filesystem::path dir, verify;
   bool incremental = false;  // started from a copy of the baseline build
+};
+
+// Loops raced together (race --together): the runs' target, each loop's factor per slot, and
+// the slots' builds.
+struct JointBatch {
+  std::uint64_t key = 0;
+  std::string name;                                 // "joint:<key>": the target_loop of its runs
+  std::string dir;                                  // "joint-<key>": the builds' directory name
+  std::map<std::string, std::vector<int>> factors;  // loop id -> factor in each slot
+  SlotAssignment slots;                             // slots[s][l]: loop l's version (or SIZE_MAX)
+  std::vector<std::filesystem::path> dirs;          // each slot's build
+  std::string slot_factors(std::size_t s) const;    // "id:factor ..." for messages
 };
 
 // One loop's race in progress: its variants, their code groups, what happened to them.
@@ -125,6 +138,12 @@ class Racer {
   LoopOutcome race_loop(const build::LoopRow& loop);
   std::vector<LoopOutcome> race_together(const std::vector<build::LoopRow>& loops);
   void race_batch(const std::vector<LoopRace*>& racing);
+  JointBatch joint_batch(const std::vector<LoopRace*>& racing);
+  void build_joint_slots(JointBatch& b, const std::vector<std::string>& instrument);
+  std::vector<std::optional<plans::Observation>> run_slot(const JointBatch& b,
+                                                          const std::vector<LoopRace*>& racing,
+                                                          std::size_t s, std::size_t round,
+                                                          store::RunKind kind);
   void write_profile(const LoopOutcome& outcome);
   void report(RaceProgress p) {
     if (!progress_) return;
