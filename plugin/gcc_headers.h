@@ -58,4 +58,26 @@
 #include "options.h"
 // clang-format on
 
+namespace looprace {
+
+// The pass_data of one of the plugin's passes, its fields named once here: what kind of pass,
+// its name in dumps, what it needs; no timer, properties provided or todo flags.
+constexpr pass_data plugin_pass(opt_pass_type type, const char* name,
+                                unsigned int properties_required = 0,
+                                optgroup_flags_t optinfo_flags = OPTGROUP_NONE) {
+  return {
+      .type = type,
+      .name = name,
+      .optinfo_flags = optinfo_flags,
+      .tv_id = TV_NONE,
+      .properties_required = properties_required,
+      .properties_provided = 0,
+      .properties_destroyed = 0,
+      .todo_flags_start = 0,
+      .todo_flags_finish = 0,
+  };
+}
+
+}  // namespace looprace
+
 #endif  // LOOPRACE_PLUGIN_GCC_HEADERS_H

@@ -3,17 +3,7 @@
 namespace looprace {
 namespace {
 
-const pass_data kLayoutPaddingData = {
-    .type = RTL_PASS,
-    .name = "*looprace_layout_padding",
-    .optinfo_flags = OPTGROUP_NONE,
-    .tv_id = TV_NONE,
-    .properties_required = PROP_rtl,
-    .properties_provided = 0,
-    .properties_destroyed = 0,
-    .todo_flags_start = 0,
-    .todo_flags_finish = 0,
-};
+const pass_data kLayoutPaddingData = plugin_pass(RTL_PASS, "*looprace_layout_padding", PROP_rtl);
 
 class LayoutPaddingPass : public rtl_opt_pass {
  public:

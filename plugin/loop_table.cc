@@ -1,11 +1,10 @@
 // Loop table rows, their file and their ELF section.
 #include "loop_table.h"
 
-#include "base_flags.h"
-
 namespace looprace {
 
-void LoopTable::add(const LoopIdentity& identity, const LoopFeatures& features) {
+void LoopTable::add(const LoopIdentity& identity, const LoopFeatures& features,
+                    const std::string& base) {
   nlohmann::ordered_json row;
   row["v"] = 1;
   row["id"] = identity.id;
@@ -25,7 +24,7 @@ void LoopTable::add(const LoopIdentity& identity, const LoopFeatures& features) 
                      {"calls", features.calls},         {"branches", features.branches},
                      {"exits", features.exits},         {"inner", features.inner},
                      {"niter", features.niter},         {"est_niter", features.est_niter},
-                     {"max_niter", features.max_niter}, {"base", base_flags()}};
+                     {"max_niter", features.max_niter}, {"base", base}};
   // Invalid UTF-8 in a file name must not throw inside the compiler: replace it.
   lines_ += row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   lines_ += '\n';

@@ -14,8 +14,8 @@ namespace looprace {
 
 class LoopTable {
  public:
-  // Adds one row for a loop of this translation unit.
-  void add(const LoopIdentity& identity, const LoopFeatures& features);
+  // Adds one row for a loop of this translation unit; `base` is its function's base_flags().
+  void add(const LoopIdentity& identity, const LoopFeatures& features, const std::string& base);
 
   bool empty() const { return lines_.empty(); }
 

@@ -1,6 +1,7 @@
 // looprace GCC plugin: entry point, the table of arguments and of passes, the early loop pass,
 // and the end-of-unit output. `gcc -fplugin=looprace.so -fplugin-arg-looprace-KEY=VALUE`, keys in
 // docs/formats.md section 2.
+#include "base_flags.h"
 #include "gcc_headers.h"
 #include "instrument.h"
 #include "layout_padding.h"
@@ -156,17 +157,8 @@ bool instrumented(const LoopIdentity& loop) {
   return false;
 }
 
-const pass_data kLoopPassData = {
-    .type = GIMPLE_PASS,
-    .name = "looprace",
-    .optinfo_flags = OPTGROUP_LOOP,
-    .tv_id = TV_NONE,
-    .properties_required = PROP_cfg | PROP_ssa,
-    .properties_provided = 0,
-    .properties_destroyed = 0,
-    .todo_flags_start = 0,
-    .todo_flags_finish = 0,
-};
+const pass_data kLoopPassData =
+    plugin_pass(GIMPLE_PASS, "looprace", PROP_cfg | PROP_ssa, OPTGROUP_LOOP);
 
 // The early pass (right after "ssa": before inlining and every loop optimization, where
 // `#pragma GCC unroll` is materialized too). Phase 1 is read-only: identities, features, trip
@@ -208,7 +200,8 @@ class LoopPass : public gimple_opt_pass {
     }
     loop_optimizer_finalize();
 
-    for (std::size_t i = 0; i < loops.size(); ++i) state.table.add(loops[i], features[i]);
+    const std::string base = base_flags();  // the function's settings, the same for its loops
+    for (std::size_t i = 0; i < loops.size(); ++i) state.table.add(loops[i], features[i], base);
     return todo;
   }
 };
@@ -218,17 +211,7 @@ void on_function_compiled(void*, void*) {
   if (cfun) state.verifier.note_function_compiled(cfun);
 }
 
-const pass_data kTableSectionData = {
-    .type = SIMPLE_IPA_PASS,
-    .name = "*looprace_table",
-    .optinfo_flags = OPTGROUP_NONE,
-    .tv_id = TV_NONE,
-    .properties_required = 0,
-    .properties_provided = 0,
-    .properties_destroyed = 0,
-    .todo_flags_start = 0,
-    .todo_flags_finish = 0,
-};
+const pass_data kTableSectionData = plugin_pass(SIMPLE_IPA_PASS, "*looprace_table");
 
 // Runs once, after every function went through the early pass and before LTO streams the
 // unit: puts the table into the object (and the LTO bytecode) as a top-level asm statement.

@@ -59,24 +59,20 @@ bool UnrollControl::load_profile(const std::string& path, std::string& error) {
   return true;
 }
 
-// A profile line carries the base it was raced on (its `base=` evidence); applied to a loop
-// compiled with other settings, its factor may not be the best there. Said once per
-// compilation: every line of a profile usually shares one base.
-void UnrollControl::warn_other_base(const LoopIdentity& loop) const {
+// Warns when the line's base differs from the compilation's (unroll_control.h).
+void UnrollControl::warn_other_base(const profile::Entry& entry, const LoopIdentity& loop) const {
   if (warned_other_base_) return;
-  for (const profile::Entry& entry : profile_.entries) {
-    if (entry.id != loop.id) continue;
-    for (const auto& [key, raced_on] : entry.evidence) {
-      const std::string here = base_flags();
-      if (key != "base" || raced_on == here) continue;
-      warning_at(loop.location, 0,
-                 "looprace: %s:%d: the factors of this profile were raced on a build with %qs; "
-                 "this compilation uses %qs, for which they may not be the best (race again "
-                 "with these flags)",
-                 profile_path_.c_str(), entry.source_line, raced_on.c_str(), here.c_str());
-      warned_other_base_ = true;
-      return;
-    }
+  for (const auto& [key, raced_on] : entry.evidence) {
+    if (key != "base") continue;
+    const std::string here = base_flags();
+    if (raced_on == here) return;
+    warning_at(loop.location, 0,
+               "looprace: %s:%d: the factors of this profile were raced on a build with %qs; "
+               "this compilation uses %qs, for which they may not be the best (race again "
+               "with these flags)",
+               profile_path_.c_str(), entry.source_line, raced_on.c_str(), here.c_str());
+    warned_other_base_ = true;
+    return;
   }
 }
 
@@ -113,6 +109,7 @@ std::vector<std::optional<int>> UnrollControl::factors_for(
     for (std::size_t i = 0; i < loops.size(); ++i) {
       if (loops[i].id == entry.id) {
         factors[i] = entry.factor;
+        warn_other_base(entry, loops[i]);
         claimed[i] = found = true;
       }
     }
@@ -139,10 +136,6 @@ std::vector<std::optional<int>> UnrollControl::factors_for(
                loop->loops);
   }
 
-  for (std::size_t i = 0; i < loops.size(); ++i) {
-    if (factors[i]) warn_other_base(loops[i]);
-  }
-
   // Command-line requests override the profile; a later request overrides an earlier one.
   for (const Request& request : requests_)
     for (std::size_t i = 0; i < loops.size(); ++i)
@@ -158,17 +151,7 @@ void apply_unroll_factor(function* fun, class loop* loop, int factor) {
 
 namespace {
 
-const pass_data kHasUnrollFixupData = {
-    .type = RTL_PASS,
-    .name = "*looprace_has_unroll",
-    .optinfo_flags = OPTGROUP_NONE,
-    .tv_id = TV_NONE,
-    .properties_required = 0,
-    .properties_provided = 0,
-    .properties_destroyed = 0,
-    .todo_flags_start = 0,
-    .todo_flags_finish = 0,
-};
+const pass_data kHasUnrollFixupData = plugin_pass(RTL_PASS, "*looprace_has_unroll");
 
 class HasUnrollFixupPass : public rtl_opt_pass {
  public:

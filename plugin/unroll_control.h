@@ -30,7 +30,10 @@ class UnrollControl {
     LoopSelector selector;
     int factor = 0;
   };
-  void warn_other_base(const LoopIdentity& loop) const;
+  // A profile line carries the base it was raced on (its `base=` evidence); applied to a loop
+  // compiled with other settings, its factor may not be the best there. Said once per
+  // compilation: every line of a profile usually shares one base.
+  void warn_other_base(const profile::Entry& entry, const LoopIdentity& loop) const;
 
   std::vector<Request> requests_;
   std::string profile_path_;

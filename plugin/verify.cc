@@ -212,17 +212,7 @@ std::string FactorVerifier::records() const {
 
 namespace {
 
-const pass_data kVerifyLocationsData = {
-    .type = RTL_PASS,
-    .name = "*looprace_verify_locations",
-    .optinfo_flags = OPTGROUP_NONE,
-    .tv_id = TV_NONE,
-    .properties_required = 0,
-    .properties_provided = 0,
-    .properties_destroyed = 0,
-    .todo_flags_start = 0,
-    .todo_flags_finish = 0,
-};
+const pass_data kVerifyLocationsData = plugin_pass(RTL_PASS, "*looprace_verify_locations");
 
 class VerifyLocationsPass : public rtl_opt_pass {
  public:
@@ -240,17 +230,7 @@ class VerifyLocationsPass : public rtl_opt_pass {
   FactorVerifier& verifier_;
 };
 
-const pass_data kVerifyData = {
-    .type = RTL_PASS,
-    .name = "*looprace_verify",
-    .optinfo_flags = OPTGROUP_NONE,
-    .tv_id = TV_NONE,
-    .properties_required = 0,
-    .properties_provided = 0,
-    .properties_destroyed = 0,
-    .todo_flags_start = 0,
-    .todo_flags_finish = 0,
-};
+const pass_data kVerifyData = plugin_pass(RTL_PASS, "*looprace_verify");
 
 class VerifyPass : public rtl_opt_pass {
  public:

@@ -351,10 +351,7 @@ void Racer::load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stor
     std::optional<double> value;
     if (run.ok) {
       for (const auto& o : run.observations) {
-        if (o.loop_id != loop.id) continue;
-        value = options_.observation == stats::ObservationKind::kFiltered
-                    ? o.filtered
-                    : std::optional<double>(double(o.cycles));
+        if (o.loop_id == loop.id) value = o.value(options_.observation);
       }
       if (!value) continue;  // visibly disturbed and taken again, as when it was stored
     }

@@ -90,7 +90,12 @@ std::map<int, std::vector<store::VariantRow>> Racer::build_variants(LoopRace& r)
       }
       v.build_log = results[i].output_tail;
       r.failures[b.factor] = "build failed: " + run::last_lines(results[i].output_tail, 3);
-    } else if (!compiled(b, loop.id)) {
+      rows[b.factor].push_back(std::move(v));
+      continue;
+    }
+    const auto verify = build::read_verify_file(b.verify);
+    const auto record = verify.find(loop.id);
+    if (record == verify.end()) {
       std::string why = fmt::format(
           "the build did not compile the loop with this variant's settings (no verify record "
           "of it in {}): the build command must recompile {} with $LOOPRACE_CC every time",
@@ -106,11 +111,8 @@ std::map<int, std::vector<store::VariantRow>> Racer::build_variants(LoopRace& r)
         v.code_hash = code.digest;
         keys[b.factor] += code.digest + ";";
       }
-      auto verify = build::read_verify_file(b.verify);
-      if (auto it = verify.find(loop.id); it != verify.end()) {
-        if (it->second.applied >= 0) v.applied = it->second.applied;  // -1: not found in RTL
-        v.how = it->second.how;
-      }
+      if (record->second.applied >= 0) v.applied = record->second.applied;  // -1: not in RTL
+      v.how = record->second.how;
     }
     rows[b.factor].push_back(std::move(v));
   }

@@ -74,13 +74,15 @@ constexpr const char* kMigrations[] = {
     // exports took for the race's observations. In a store of schema 3 they are a decided
     // loop's own runs after the plan's last round, of two groups (factor 0's and the chosen
     // one's); joint runs stay race runs.
-    "UPDATE runs SET kind = 'confirm' WHERE kind = 'race' AND target_loop NOT LIKE 'joint:%' AND "
-    "round > (SELECT max(json_extract(t.value, '$.round')) FROM decisions d, json_each(d.rounds) t "
-    "WHERE d.program = runs.program AND d.loop = runs.target_loop) AND "
-    "(SELECT count(DISTINCT r.grp) FROM runs r WHERE r.program = runs.program AND "
-    "r.kind IN ('race', 'confirm') AND r.target_loop = runs.target_loop AND r.round > "
-    "(SELECT max(json_extract(t.value, '$.round')) FROM decisions d, json_each(d.rounds) t "
-    "WHERE d.program = runs.program AND d.loop = runs.target_loop)) <= 2;",
+    "WITH last(program, loop, round) AS (SELECT d.program, d.loop, "
+    "  max(json_extract(t.value, '$.round')) FROM decisions d, json_each(d.rounds) t "
+    "  GROUP BY d.program, d.loop), "
+    "after(id, program, loop, grp) AS (SELECT r.id, r.program, r.target_loop, r.grp FROM runs r "
+    "  JOIN last l ON r.program = l.program AND r.target_loop = l.loop AND r.round > l.round "
+    "  WHERE r.kind = 'race') "
+    "UPDATE runs SET kind = 'confirm' WHERE id IN (SELECT a.id FROM after a WHERE "
+    "  (SELECT count(DISTINCT b.grp) FROM after b WHERE b.program = a.program AND "
+    "   b.loop = a.loop) <= 2);",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion - 1);
 

@@ -79,6 +79,11 @@ struct LoopObservation {
   // the run was visibly disturbed and could not be filtered, or was stored before schema 2.
   std::optional<double> filtered;
   std::uint64_t disturbed = 0;  // entries the filter took out
+  // The observation of `kind`; none when the run has no such value.
+  std::optional<double> value(stats::ObservationKind kind) const {
+    if (kind == stats::ObservationKind::kFiltered) return filtered;
+    return static_cast<double>(cycles);
+  }
 };
 
 // Why a run was taken.
