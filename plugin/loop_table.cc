@@ -1,6 +1,8 @@
 // Loop table rows, their file and their ELF section.
 #include "loop_table.h"
 
+#include "files.h"
+
 namespace looprace {
 
 void LoopTable::add(const LoopIdentity& identity, const LoopFeatures& features,
@@ -28,17 +30,6 @@ void LoopTable::add(const LoopIdentity& identity, const LoopFeatures& features,
   // Invalid UTF-8 in a file name must not throw inside the compiler: replace it.
   lines_ += row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   lines_ += '\n';
-}
-
-bool append_atomically(const std::string& path, const std::string& text) {
-  int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return false;
-  ssize_t written = write(fd, text.data(), text.size());
-  int saved_errno = errno;
-  close(fd);
-  errno = saved_errno;
-  if (written >= 0 && static_cast<size_t>(written) != text.size()) errno = EIO;
-  return written >= 0 && static_cast<size_t>(written) == text.size();
 }
 
 bool LoopTable::append_to(const std::string& path) const { return append_atomically(path, lines_); }

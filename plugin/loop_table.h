@@ -29,10 +29,6 @@ class LoopTable {
   std::string lines_;  // '\n'-terminated JSON objects
 };
 
-// Appends text to path with a single write() under O_APPEND, so concurrent compilers (make -j)
-// never interleave their lines. False with errno set on failure.
-bool append_atomically(const std::string& path, const std::string& text);
-
 }  // namespace looprace
 
 #endif  // LOOPRACE_PLUGIN_LOOP_TABLE_H

@@ -2,6 +2,7 @@
 // and the end-of-unit output. `gcc -fplugin=looprace.so -fplugin-arg-looprace-KEY=VALUE`, keys in
 // docs/formats.md section 2.
 #include "base_flags.h"
+#include "files.h"
 #include "gcc_headers.h"
 #include "instrument.h"
 #include "layout_padding.h"
@@ -9,6 +10,7 @@
 #include "loop_identity.h"
 #include "loop_selection.h"
 #include "loop_table.h"
+#include "model_control.h"
 #include "unroll_control.h"
 #include "verify.h"
 
@@ -23,6 +25,7 @@ struct PluginState {
   std::optional<std::string> verify_path;
   std::optional<std::uint64_t> layout_seed;
   UnrollControl unroll;
+  ModelControl model;
   std::vector<LoopSelector> instrument;
   EntryCpu entry_cpu = EntryCpu::rdtscp;
   LoopTable table;
@@ -78,6 +81,13 @@ bool parse_profile(const char* value) {
   return false;
 }
 
+bool parse_model(const char* value) {
+  std::string message;
+  if (state.model.load(value, message)) return true;
+  error("looprace: %<-fplugin-arg-looprace-model%>: %s", message.c_str());
+  return false;
+}
+
 bool parse_instrument(const char* value) {
   for (std::string_view item : split_list(value)) {
     auto selector = parse_selector(item);
@@ -106,6 +116,7 @@ const Argument kArguments[] = {
     {"table", "PATH", "append the loop table (JSON Lines)", parse_table},
     {"unroll", "SEL:F,...", "factor F (0..16) for loops SEL (id, file:line:col, *)", parse_unroll},
     {"profile", "PATH", "factors from a looprace profile", parse_profile},
+    {"model", "PATH", "factors of the loops nothing names, from a looprace model", parse_model},
     {"instrument", "SEL,...", "time these loops (needs liblooprace_rt)", parse_instrument},
     {"entry-cpu", "R", "rdtscp (default) or rdpid: how a timed loop's entry reads the processor id",
      parse_entry_cpu},
@@ -184,6 +195,7 @@ class LoopPass : public gimple_opt_pass {
         state.verifier.expect(loops[i], *factors[i]);
       }
       if (instrumented(loops[i])) to_instrument.push_back(&loops[i]);
+      if (state.model.loaded()) state.model.note_loop(loops[i], factors[i].has_value());
     }
 
     if (state.table_path) {
@@ -252,6 +264,7 @@ struct PassPlacement {
 bool always() { return true; }
 bool verifying() { return state.verify_path.has_value(); }
 bool padding() { return state.layout_seed.has_value(); }
+bool modelling() { return state.model.loaded(); }
 
 const PassPlacement kPasses[] = {
     // Identities, features and factors of every loop, and timing probes, before inlining.
@@ -261,6 +274,10 @@ const PassPlacement kPasses[] = {
      PASS_POS_INSERT_AFTER, always},
     // has_unroll again from the loops' factors: GCC 12 does not stream it through LTO.
     {[] { return make_has_unroll_fixup_pass(g); }, "loop2", PASS_POS_INSERT_BEFORE, always},
+    // Factors from model=, for the loops nothing named, from what they look like right there
+    // (registered first: it runs before the verifier's pass, which then sees its loops).
+    {[] { return make_model_pass(g, state.model, state.verifier); }, "loop2_unroll",
+     PASS_POS_INSERT_BEFORE, modelling},
     // Verify records: each loop's location before the unroller, the copies it made after.
     {[] { return make_verify_locations_pass(g, state.verifier); }, "loop2_unroll",
      PASS_POS_INSERT_BEFORE, verifying},

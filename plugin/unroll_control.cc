@@ -2,6 +2,7 @@
 #include "unroll_control.h"
 
 #include "base_flags.h"
+#include "files.h"
 
 namespace looprace {
 
@@ -26,29 +27,8 @@ bool UnrollControl::add_requests(std::string_view value, std::string& error) {
 }
 
 bool UnrollControl::load_profile(const std::string& path, std::string& error) {
-  FILE* file = fopen(path.c_str(), "rb");
-  if (!file) {
-    error = "cannot read profile '" + path + "': " + xstrerror(errno);
-    return false;
-  }
   std::string text;
-  char buffer[65536];
-  std::size_t got;
-  while ((got = fread(buffer, 1, sizeof buffer, file)) > 0 && text.size() <= kMaxProfileBytes)
-    text.append(buffer, got);
-  bool read_failed = ferror(file);
-  fclose(file);
-  if (read_failed) {
-    error = "cannot read profile '" + path + "'";
-    return false;
-  }
-  // A profile has a line per raced loop; /dev/zero or a mistaken path to a binary must give a
-  // diagnostic, not exhaust the compiler's memory.
-  if (text.size() > kMaxProfileBytes) {
-    error = "profile '" + path + "' is larger than " + std::to_string(kMaxProfileBytes >> 20) +
-            " MiB: not a looprace profile";
-    return false;
-  }
+  if (!read_bounded_file(path, "profile", kMaxProfileBytes, text, error)) return false;
   profile::ParseResult parsed = profile::parse(text);
   if (auto* bad = std::get_if<profile::ParseError>(&parsed)) {
     error = path + ":" + std::to_string(bad->line) + ": " + bad->message;

@@ -22,53 +22,6 @@ void add_inlined_functions(tree block, std::set<std::string>& names) {
   }
 }
 
-// True when x, or anything inside it, is an rtx of `code`.
-bool contains_code(const_rtx x, rtx_code code) {
-  subrtx_iterator::array_type array;
-  FOR_EACH_SUBRTX(iter, array, x, NONCONST) {
-    if (GET_CODE(*iter) == code) return true;
-  }
-  return false;
-}
-
-bool divides(const_rtx x) {
-  for (rtx_code code : {DIV, UDIV, MOD, UMOD}) {
-    if (contains_code(x, code)) return true;
-  }
-  return false;
-}
-
-// The loop's body (an inner loop's too) counted by kind of instruction.
-RtlBody count_body(class loop* loop) {
-  RtlBody b;
-  basic_block* body = get_loop_body(loop);
-  for (unsigned i = 0; i < loop->num_nodes; ++i) {
-    rtx_insn* insn;
-    FOR_BB_INSNS(body[i], insn) {
-      if (!NONDEBUG_INSN_P(insn)) continue;
-      ++b.insns;
-      if (CALL_P(insn)) ++b.calls;
-      if (JUMP_P(insn)) ++b.branches;
-      const_rtx set = single_set(insn);
-      if (!set) continue;
-      const machine_mode mode = GET_MODE(SET_DEST(set));
-      if (MEM_P(SET_DEST(set))) ++b.stores;
-      if (contains_code(SET_SRC(set), MEM)) ++b.loads;
-      if (FLOAT_MODE_P(mode)) ++b.fp;
-      if (VECTOR_MODE_P(mode)) ++b.vector;
-      if (divides(SET_SRC(set))) ++b.divides;
-    }
-  }
-  free(body);
-  return b;
-}
-
-nlohmann::ordered_json rtl_json(const RtlBody& b) {
-  return {
-      {"insns", b.insns},   {"loads", b.loads},     {"stores", b.stores},     {"fp", b.fp},
-      {"vector", b.vector}, {"divides", b.divides}, {"branches", b.branches}, {"calls", b.calls}};
-}
-
 }  // namespace
 
 void FactorVerifier::expect(const LoopIdentity& loop, int requested) {
@@ -76,7 +29,14 @@ void FactorVerifier::expect(const LoopIdentity& loop, int requested) {
   by_loop_[{loop.function, loop.loop->num}] = index;
   by_place_[{loop.file, loop.line, loop.column}].push_back(index);
   by_line_[{loop.file, loop.line}].push_back(index);
-  expected_.push_back({loop.id, loop.function, requested, {}});
+  expected_.push_back({loop.id, loop.function, requested, "", {}});
+}
+
+void FactorVerifier::expect_from_model(const std::string& id, const std::string& location,
+                                       function* fun, class loop* loop, int factor) {
+  std::size_t index = expected_.size();
+  by_loop_.try_emplace({assembler_name(fun), loop->num}, index);
+  expected_.push_back({id, assembler_name(fun), factor, location, {}});
 }
 
 void FactorVerifier::note_function_compiled(function* fun) {
@@ -89,14 +49,9 @@ void FactorVerifier::note_rtl_locations(function* fun) {
   rtl_bodies_.clear();
   if (!loops_for_fn(fun)) return;
   for (class loop* loop : loops_list(fun, 0)) {
-    // get_loop_location computes and caches the loop's iv description, restricting dataflow
-    // to the loop: drop what it cached and restore dataflow, so the unroller starts from the
-    // state it would see without us (otherwise later passes work on stale dataflow).
-    bool had_description = simple_loop_desc(loop) != nullptr;
-    expanded_location where = expand_location(get_loop_location(loop).get_location_t());
-    if (!had_description) free_simple_loop_desc(loop);
-    rtl_places_[loop->num] = {where.file ? where.file : "", where.line, where.column};
-    rtl_bodies_[loop->num] = count_body(loop);
+    RtlLoop described = describe_rtl_loop(loop);
+    rtl_places_[loop->num] = {described.file, described.line, described.column};
+    rtl_bodies_[loop->num] = described.features;
   }
   iv_analysis_done();
 }
@@ -143,10 +98,10 @@ std::string FactorVerifier::records() const {
   for (const Expectation& expectation : expected_) {
     int applied = 1;
     std::string how;
-    std::vector<int> copies;       // applied, per function holding a copy of the loop
-    int calls = -1;                // most calls left in any copy; -1: no copy reached RTL
-    bool innermost = true;         // every copy is innermost at RTL (inlining can nest loops)
-    const RtlBody* rtl = nullptr;  // the reported copy's body
+    std::vector<int> copies;           // applied, per function holding a copy of the loop
+    int calls = -1;                    // most calls left in any copy; -1: no copy reached RTL
+    bool innermost = true;             // every copy is innermost at RTL (inlining can nest loops)
+    const RtlFeatures* rtl = nullptr;  // the reported copy's body
     if (expectation.observations.empty()) {
       if (optimize == 0) {
         how = "not-optimized";
@@ -174,7 +129,7 @@ std::string FactorVerifier::records() const {
       const Observation* best = nullptr;
       for (const auto& [function, body] : body_per_function) {
         copies.push_back(body->copies);
-        calls = std::max(calls, body->body.calls);
+        calls = std::max(calls, static_cast<int>(body->body.calls));
         innermost = innermost && body->innermost;
         if (!best || body->copies < best->copies) best = body;
       }
@@ -204,6 +159,10 @@ std::string FactorVerifier::records() const {
                                      {"copies", copies},
                                      {"calls", calls},
                                      {"innermost", innermost}};
+    if (!expectation.model_location.empty()) {
+      record["by"] = "model";
+      record["location"] = expectation.model_location;
+    }
     if (rtl) record["rtl"] = rtl_json(*rtl);
     lines += record.dump() + "\n";
   }

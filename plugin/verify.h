@@ -9,26 +9,19 @@
 
 #include "gcc_headers.h"
 #include "loop_identity.h"
+#include "rtl_features.h"
 
 namespace looprace {
-
-// A loop body as the RTL unroller sees it (inner loops' bodies included): what a heuristic for
-// unroll factors can learn from (docs/formats.md section 3b, `rtl`).
-struct RtlBody {
-  int insns = 0;     // real instructions (GCC's num_loop_insns)
-  int loads = 0;     // instructions reading memory
-  int stores = 0;    // instructions writing memory
-  int fp = 0;        // setting a floating-point register (scalar or vector)
-  int vector = 0;    // setting a vector register: the loop was vectorized
-  int divides = 0;   // holding a division or modulo
-  int branches = 0;  // jumps
-  int calls = 0;     // calls inlining left
-};
 
 class FactorVerifier {
  public:
   // Remembers a loop whose factor was requested (early pass).
   void expect(const LoopIdentity& loop, int requested);
+
+  // Remembers an RTL loop of fun whose factor a model set (id: the loop's, when known; under
+  // LTO the early pass ran in another process, and only the location names the loop).
+  void expect_from_model(const std::string& id, const std::string& location, function* fun,
+                         class loop* loop, int factor);
 
   bool empty() const { return expected_.empty(); }
 
@@ -54,12 +47,13 @@ class FactorVerifier {
     bool cold = false;
     enum lpt_dec decision = LPT_NONE;
     long long constant_niter = -1;
-    RtlBody body;  // the body before unrolling, after inlining
+    RtlFeatures body;  // the loop before unrolling, after inlining
   };
   struct Expectation {
     std::string id;
     std::string function;
     int requested = 0;
+    std::string model_location;  // set when a model chose the factor
     std::vector<Observation> observations;
   };
   using Place = std::tuple<std::string, int, int>;  // file, line, column
@@ -73,7 +67,7 @@ class FactorVerifier {
   std::map<std::pair<std::string, int>, std::vector<std::size_t>> by_line_;
   std::set<std::string> compiled_functions_;  // and those inlined into a compiled function
   std::map<int, Place> rtl_places_;           // of the function being compiled, by loop->num
-  std::map<int, RtlBody> rtl_bodies_;         // each of its loops' bodies, by loop->num
+  std::map<int, RtlFeatures> rtl_bodies_;     // each of its loops' features, by loop->num
 };
 
 // The RTL passes around "loop2_unroll" that feed the verifier.
