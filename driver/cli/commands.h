@@ -41,5 +41,7 @@ void add_replay_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_export_command(CLI::App& app);
+void add_train_command(CLI::App& app);
+void add_evaluate_command(CLI::App& app);
 
 }  // namespace looprace::cli

@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   looprace::cli::add_compare_command(app);
   looprace::cli::add_report_command(app);
   looprace::cli::add_export_command(app);
+  looprace::cli::add_train_command(app);
+  looprace::cli::add_evaluate_command(app);
   // CLI11 says only "A subcommand is required" for `looprace train`, and prints the main help
   // for `looprace train --help`: name the word and the subcommands instead.
   if (argc > 1 && argv[1][0] != '-') {

@@ -1,0 +1,79 @@
+// Targets and figures of raced loops.
+#include "learn/examples.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "plugin/model_grammar.h"
+
+namespace looprace::learn {
+
+int best_factor(const LoopExample& loop) {
+  int best = -1;
+  for (const auto& [factor, mean] : loop.mean)
+    if (best < 0 || mean < loop.mean.at(best)) best = factor;
+  return best;
+}
+
+namespace {
+
+// The factor's own mean, its code group's, or the loop's slowest.
+double mean_of(const LoopExample& loop, int factor) {
+  if (auto own = loop.mean.find(factor); own != loop.mean.end()) return own->second;
+  if (auto group = loop.code_group.find(factor); group != loop.code_group.end())
+    for (const auto& [other, mean] : loop.mean)
+      if (loop.code_group.count(other) && loop.code_group.at(other) == group->second) return mean;
+  double slowest = 0;
+  for (const auto& [other, mean] : loop.mean) slowest = std::max(slowest, mean);
+  return slowest;
+}
+
+int group_of(const LoopExample& loop, int factor) {
+  auto group = loop.code_group.find(factor);
+  return group == loop.code_group.end() ? factor : group->second;
+}
+
+}  // namespace
+
+double slowdown(const LoopExample& loop, int factor) {
+  return mean_of(loop, factor) / loop.mean.at(best_factor(loop));
+}
+
+bool tied_best(const LoopExample& loop, int factor) {
+  for (int winner : loop.winners)
+    if (group_of(loop, winner) == group_of(loop, factor)) return true;
+  return false;
+}
+
+bool same_as_best(const LoopExample& loop, int factor) {
+  return group_of(loop, factor) == group_of(loop, best_factor(loop));
+}
+
+std::map<int, double> log_slowdown_targets(const LoopExample& loop) {
+  std::map<int, double> targets;
+  for (const auto& [factor, mean] : loop.mean)
+    targets[factor] = tied_best(loop, factor) ? 0.0 : std::log(slowdown(loop, factor));
+  return targets;
+}
+
+std::vector<std::string> model_inputs(const std::vector<LoopExample>& examples) {
+  std::set<std::string> names;
+  for (const LoopExample& loop : examples)
+    for (const auto& [name, value] : loop.features)
+      if (name.rfind("rtl_", 0) == 0) names.insert(name);
+  std::vector<std::string> inputs(names.begin(), names.end());
+  for (std::string_view input : model::kFactorInputs) inputs.emplace_back(input);
+  return inputs;
+}
+
+bool reaches_rtl_unroller(const LoopExample& loop) { return loop.features.count("rtl_insns") > 0; }
+
+std::vector<std::string> programs_of(const std::vector<LoopExample>& examples) {
+  std::vector<std::string> programs;
+  for (const LoopExample& loop : examples)
+    if (std::find(programs.begin(), programs.end(), loop.program) == programs.end())
+      programs.push_back(loop.program);
+  return programs;
+}
+
+}  // namespace looprace::learn

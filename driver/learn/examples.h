@@ -1,0 +1,52 @@
+// What heuristic training learns from: raced loops with their features and each factor's
+// result. Pure data and pure functions; the dataset files are read in dataset_json.h.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace looprace::learn {
+
+// One raced loop.
+struct LoopExample {
+  std::string program;
+  std::string id;
+  std::string location;
+  std::map<std::string, double> features;  // numeric features by name (docs/formats.md 3, 3b)
+  std::map<int, double> mean;              // mean cycles per factor that has observations
+  std::map<int, int> code_group;           // factor -> the lowest factor with the same code
+  std::set<int> winners;                   // the race's statistically tied best factors
+};
+
+// The factor with the lowest mean (the lowest such factor on equal means).
+int best_factor(const LoopExample& loop);
+
+// What `factor` costs the loop: its mean over the best factor's, >= 1. A factor without
+// observations of its own takes its code group's; with none at all, the loop's slowest.
+double slowdown(const LoopExample& loop, int factor);
+
+// True when factor is among the winners, or has the same code as one.
+bool tied_best(const LoopExample& loop, int factor);
+
+// True when factor has the same code as the best factor.
+bool same_as_best(const LoopExample& loop, int factor);
+
+// The training target for each factor with observations: the log of its slowdown, and 0 for
+// the tied-best set, so a near miss costs little and a bad factor a lot.
+std::map<int, double> log_slowdown_targets(const LoopExample& loop);
+
+// The model inputs: the features the plugin measures at the RTL unroller (names `rtl_*`) that
+// the examples have, sorted, then the factor inputs (plugin/model_grammar.h).
+std::vector<std::string> model_inputs(const std::vector<LoopExample>& examples);
+
+// True when the loop was still there at GCC's RTL unroller in the baseline build (it has rtl_*
+// features); GIMPLE passes remove some loops (complete unrolling) before.
+bool reaches_rtl_unroller(const LoopExample& loop);
+
+// The distinct programs, in first-seen order.
+std::vector<std::string> programs_of(const std::vector<LoopExample>& examples);
+
+}  // namespace looprace::learn

@@ -1,0 +1,185 @@
+// XGBoost through its C API, and the conversion of its trees to the plugin's model format.
+#include "learn/trainer.h"
+
+#include <xgboost/c_api.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace looprace::learn {
+
+std::vector<float> input_row(const LoopExample& loop, const std::vector<std::string>& inputs,
+                             int factor) {
+  std::vector<float> row;
+  for (const std::string& name : inputs) {
+    auto value = loop.features.find(name);
+    row.push_back(value == loop.features.end() ? std::numeric_limits<float>::quiet_NaN()
+                                               : static_cast<float>(value->second));
+  }
+  model::Model shape;
+  shape.features = inputs;
+  model::set_factor_inputs(shape, row, factor);
+  return row;
+}
+
+int predict_factor(const model::Model& model, const LoopExample& loop) {
+  if (!reaches_rtl_unroller(loop)) return 0;
+  return model::choose_factor(model, input_row(loop, model.features, 0));
+}
+
+namespace {
+
+// Throws XGBoost's last error when a C API call failed.
+void check(int status, const char* call) {
+  if (status != 0) throw std::runtime_error(fmt::format("XGBoost {}: {}", call, XGBGetLastError()));
+}
+
+struct MatrixFree {
+  void operator()(void* handle) const { XGDMatrixFree(handle); }
+};
+struct BoosterFree {
+  void operator()(void* handle) const { XGBoosterFree(handle); }
+};
+using Matrix = std::unique_ptr<void, MatrixFree>;
+using Booster = std::unique_ptr<void, BoosterFree>;
+
+// The training rows: one per loop and factor with observations.
+struct Rows {
+  std::vector<float> inputs;  // row-major
+  std::vector<float> labels;
+  std::vector<float> weights;
+  std::size_t count = 0;
+};
+
+Rows training_rows(const std::vector<LoopExample>& examples,
+                   const std::vector<std::string>& inputs) {
+  Rows rows;
+  for (const LoopExample& loop : examples) {
+    if (!reaches_rtl_unroller(loop)) continue;  // the model never decides it
+    std::map<int, double> targets = log_slowdown_targets(loop);
+    for (const auto& [factor, target] : targets) {
+      std::vector<float> row = input_row(loop, inputs, factor);
+      rows.inputs.insert(rows.inputs.end(), row.begin(), row.end());
+      rows.labels.push_back(static_cast<float>(target));
+      // Every loop weighs the same, one row's weight on average (XGBoost's min_child_weight
+      // counts in those units).
+      rows.weights.push_back(static_cast<float>(17.0 / targets.size()));
+      ++rows.count;
+    }
+  }
+  return rows;
+}
+
+Matrix matrix_of(const Rows& rows, std::size_t columns) {
+  DMatrixHandle handle = nullptr;
+  check(XGDMatrixCreateFromMat(rows.inputs.data(), rows.count, columns,
+                               std::numeric_limits<float>::quiet_NaN(), &handle),
+        "XGDMatrixCreateFromMat");
+  Matrix matrix(handle);
+  check(XGDMatrixSetFloatInfo(handle, "label", rows.labels.data(), rows.count), "labels");
+  check(XGDMatrixSetFloatInfo(handle, "weight", rows.weights.data(), rows.count), "weights");
+  return matrix;
+}
+
+// Appends an XGBoost JSON dump node and its subtree to tree in preorder (children after their
+// parent, as the model format requires); returns the node's id there.
+int add_subtree(const nlohmann::json& node, model::Tree& tree) {
+  const int id = static_cast<int>(tree.nodes.size());
+  tree.nodes.emplace_back();
+  if (node.contains("leaf")) {
+    tree.nodes[id].value = node.at("leaf").get<float>();
+    return id;
+  }
+  auto child = [&](const char* which) -> const nlohmann::json& {
+    for (const auto& c : node.at("children"))
+      if (c.at("nodeid") == node.at(which)) return c;
+    throw std::runtime_error("XGBoost dump: a split without its child");
+  };
+  const int yes = add_subtree(child("yes"), tree);
+  const int no = add_subtree(child("no"), tree);
+  model::Node& split = tree.nodes[id];
+  split.feature = std::stoi(node.at("split").get<std::string>().substr(1));  // "f<index>"
+  split.threshold = node.at("split_condition").get<float>();
+  split.yes = yes;
+  split.no = no;
+  split.missing = node.at("missing") == node.at("yes") ? yes : no;
+  return id;
+}
+
+std::vector<model::Tree> dumped_trees(void* booster) {
+  bst_ulong count = 0;
+  const char** dumps = nullptr;
+  check(XGBoosterDumpModelEx(booster, "", 0, "json", &count, &dumps), "XGBoosterDumpModelEx");
+  std::vector<model::Tree> trees(count);
+  for (bst_ulong i = 0; i < count; ++i) add_subtree(nlohmann::json::parse(dumps[i]), trees[i]);
+  return trees;
+}
+
+// Checks that the converted model predicts what XGBoost predicts on the training rows.
+void check_conversion(void* booster, void* matrix, const Rows& rows, const model::Model& model) {
+  bst_ulong length = 0;
+  const float* predicted = nullptr;
+  check(XGBoosterPredict(booster, matrix, 0, 0, 0, &length, &predicted), "XGBoosterPredict");
+  const std::size_t columns = model.features.size();
+  for (std::size_t r = 0; r < rows.count; ++r) {
+    std::vector<float> row(rows.inputs.begin() + r * columns,
+                           rows.inputs.begin() + (r + 1) * columns);
+    double ours = model::predict(model, row);
+    if (std::abs(ours - predicted[r]) > 1e-4)
+      throw std::runtime_error(
+          fmt::format("the converted trees predict {} where XGBoost predicts {} (training row {})",
+                      ours, predicted[r], r));
+  }
+}
+
+}  // namespace
+
+model::Model train_model(const std::vector<LoopExample>& examples, const TrainingOptions& options) {
+  model::Model model;
+  model.features = model_inputs(examples);
+  if (model.features.size() < 2)
+    throw std::runtime_error(
+        "no loop of the dataset has rtl_* features: record it with this looprace (docs/formats.md "
+        "section 3b)");
+  Rows rows = training_rows(examples, model.features);
+  if (rows.count == 0) throw std::runtime_error("no loop of the dataset has observations");
+  Matrix matrix = matrix_of(rows, model.features.size());
+  double weighted = 0, total_weight = 0;  // the start of every prediction: the weighted mean
+  for (std::size_t r = 0; r < rows.count; ++r) {
+    weighted += rows.labels[r] * rows.weights[r];
+    total_weight += rows.weights[r];
+  }
+  const double base = static_cast<float>(weighted / total_weight);
+
+  BoosterHandle handle = nullptr;
+  DMatrixHandle matrices[] = {matrix.get()};
+  check(XGBoosterCreate(matrices, 1, &handle), "XGBoosterCreate");
+  Booster booster(handle);
+  const std::pair<const char*, std::string> parameters[] = {
+      {"objective", "reg:squarederror"},
+      {"tree_method", "exact"},
+      {"nthread", "1"},
+      {"seed", "0"},
+      {"max_depth", std::to_string(options.max_depth)},
+      {"eta", fmt::format("{}", options.eta)},
+      {"base_score", fmt::format("{}", base)},
+      {"verbosity", "0"}};
+  for (const auto& [name, value] : parameters)
+    check(XGBoosterSetParam(handle, name, value.c_str()), "XGBoosterSetParam");
+  for (int round = 0; round < options.rounds; ++round)
+    check(XGBoosterUpdateOneIter(handle, round, matrix.get()), "XGBoosterUpdateOneIter");
+
+  for (int factor = 0; factor <= profile::kMaxFactor; ++factor) model.factors.push_back(factor);
+  model.keep_default_within = options.keep_default_within;
+  model.base = base;
+  model.trees = dumped_trees(handle);
+  check_conversion(handle, matrix.get(), rows, model);
+  return model;
+}
+
+}  // namespace looprace::learn
