@@ -242,8 +242,7 @@ class TableSectionPass : public simple_ipa_opt_pass {
 
 // End of the translation unit: the table into its file, the verify records into theirs.
 void on_finish_unit(void*, void*) {
-  if (state.table.empty()) return;
-  if (state.table_path && !state.table.append_to(*state.table_path))
+  if (state.table_path && !state.table.empty() && !state.table.append_to(*state.table_path))
     error("looprace: cannot append the loop table to %qs: %s", state.table_path->c_str(),
           xstrerror(errno));
   if (state.verify_path && !state.verifier.empty() &&
@@ -276,7 +275,7 @@ const PassPlacement kPasses[] = {
     {[] { return make_has_unroll_fixup_pass(g); }, "loop2", PASS_POS_INSERT_BEFORE, always},
     // Factors from model=, for the loops nothing named, from what they look like right there
     // (registered first: it runs before the verifier's pass, which then sees its loops).
-    {[] { return make_model_pass(g, state.model, state.verifier); }, "loop2_unroll",
+    {[] { return make_model_pass(g, state.model, state.unroll, state.verifier); }, "loop2_unroll",
      PASS_POS_INSERT_BEFORE, modelling},
     // Verify records: each loop's location before the unroller, the copies it made after.
     {[] { return make_verify_locations_pass(g, state.verifier); }, "loop2_unroll",

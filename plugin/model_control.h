@@ -7,7 +7,9 @@
 
 #include "gcc_headers.h"
 #include "loop_identity.h"
+#include "loop_index.h"
 #include "model_grammar.h"
+#include "unroll_control.h"
 #include "verify.h"
 
 namespace looprace {
@@ -26,23 +28,32 @@ class ModelControl {
   void note_loop(const LoopIdentity& loop, bool named);
 
   // Before the RTL unroller: sets the factor of fun's loops that nothing named, and tells the
-  // verifier which loops the model set.
-  void apply(function* fun, FactorVerifier& verifier) const;
+  // verifier which loops the model set. unroll names loops by location too, which is all
+  // there is to go by under -flto, where the early pass ran in another process.
+  void apply(function* fun, const UnrollControl& unroll, FactorVerifier& verifier) const;
 
  private:
-  using Place = std::tuple<std::string, int, int>;  // file, line, column
+  struct EarlyLoop {
+    std::string id;
+    bool named = false;
+  };
 
   // The model's inputs for a loop with these features, in the model's order.
   std::vector<float> inputs(const RtlFeatures& features) const;
 
+  // The id of an RTL loop of fun at place (empty when it cannot be told), or nullopt when a
+  // factor was set for it by name.
+  std::optional<std::string> unnamed_id(function* fun, class loop* loop, const LoopPlace& place,
+                                        const UnrollControl& unroll) const;
+
   model::Model model_;
-  std::map<Place, std::string> ids_;
-  std::set<Place> named_;
+  std::vector<EarlyLoop> early_;
+  LoopIndex index_;  // early_ by loop
 };
 
 // The RTL pass before "loop2_unroll" that applies the model.
 opt_pass* make_model_pass(gcc::context* context, const ModelControl& control,
-                          FactorVerifier& verifier);
+                          const UnrollControl& unroll, FactorVerifier& verifier);
 
 }  // namespace looprace
 

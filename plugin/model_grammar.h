@@ -107,6 +107,13 @@ inline std::optional<double> parse_number(std::string_view text) {
   return value;
 }
 
+// A number that is finite as a 32-bit float (a tree's values are floats).
+inline std::optional<float> parse_float(std::string_view text) {
+  auto value = parse_number(text);
+  if (!value || !std::isfinite(static_cast<float>(*value))) return std::nullopt;
+  return static_cast<float>(*value);
+}
+
 // Parses a node line's tokens into the tree being read; a message on failure.
 inline std::optional<std::string> add_node(const std::vector<std::string_view>& tokens,
                                            std::size_t feature_count, Tree& tree) {
@@ -123,14 +130,14 @@ inline std::optional<std::string> add_node(const std::vector<std::string_view>& 
     return "tree has more than " + std::to_string(kMaxNodesPerTree) + " nodes";
   Node node;
   if (!split) {
-    auto value = parse_number(tokens[2]);
+    auto value = parse_float(tokens[2]);
     if (!value) return "bad leaf value '" + std::string(tokens[2]) + "'";
-    node.value = static_cast<float>(*value);
+    node.value = *value;
     tree.nodes.push_back(node);
     return std::nullopt;
   }
   auto feature = parse_int(tokens[2]);
-  auto threshold = parse_number(tokens[3]);
+  auto threshold = parse_float(tokens[3]);
   auto yes = parse_int(tokens[4]), no = parse_int(tokens[5]), missing = parse_int(tokens[6]);
   if (!feature || *feature < 0 || static_cast<std::size_t>(*feature) >= feature_count)
     return "bad feature index '" + std::string(tokens[2]) + "' (the features line names " +
@@ -140,7 +147,7 @@ inline std::optional<std::string> add_node(const std::vector<std::string_view>& 
     if (!child || *child <= *id)
       return "bad child ids (each must be a number above the node's own id " + std::to_string(*id) +
              ")";
-  node = {*feature, static_cast<float>(*threshold), *yes, *no, *missing, 0};
+  node = {*feature, *threshold, *yes, *no, *missing, 0};
   tree.nodes.push_back(node);
   return std::nullopt;
 }

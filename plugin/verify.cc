@@ -26,16 +26,14 @@ void add_inlined_functions(tree block, std::set<std::string>& names) {
 
 void FactorVerifier::expect(const LoopIdentity& loop, int requested) {
   std::size_t index = expected_.size();
-  by_loop_[{loop.function, loop.loop->num}] = index;
-  by_place_[{loop.file, loop.line, loop.column}].push_back(index);
-  by_line_[{loop.file, loop.line}].push_back(index);
+  loops_.add(loop.function, loop.loop->num, {loop.file, loop.line, loop.column}, index);
   expected_.push_back({loop.id, loop.function, requested, "", {}});
 }
 
 void FactorVerifier::expect_from_model(const std::string& id, const std::string& location,
                                        function* fun, class loop* loop, int factor) {
   std::size_t index = expected_.size();
-  by_loop_.try_emplace({assembler_name(fun), loop->num}, index);
+  loops_.add_exact(assembler_name(fun), loop->num, index);
   expected_.push_back({id, assembler_name(fun), factor, location, {}});
 }
 
@@ -57,16 +55,9 @@ void FactorVerifier::note_rtl_locations(function* fun) {
 }
 
 std::vector<std::size_t> FactorVerifier::expectations_of(function* fun, class loop* loop) const {
-  auto same_loop = by_loop_.find({assembler_name(fun), loop->num});
-  if (same_loop != by_loop_.end()) return {same_loop->second};
   auto place = rtl_places_.find(loop->num);
-  if (place == rtl_places_.end()) return {};
-  auto at_place = by_place_.find(place->second);
-  if (at_place != by_place_.end()) return at_place->second;
-  // Copies rewritten by the vectorizer can report another column of the loop's line.
-  auto on_line = by_line_.find({std::get<0>(place->second), std::get<1>(place->second)});
-  if (on_line != by_line_.end() && on_line->second.size() == 1) return on_line->second;
-  return {};
+  return loops_.find(assembler_name(fun), loop,
+                     place == rtl_places_.end() ? LoopPlace() : place->second);
 }
 
 void FactorVerifier::observe_rtl_loops(function* fun) {

@@ -9,6 +9,7 @@
 
 #include "gcc_headers.h"
 #include "loop_identity.h"
+#include "loop_index.h"
 #include "rtl_features.h"
 
 namespace looprace {
@@ -56,17 +57,14 @@ class FactorVerifier {
     std::string model_location;  // set when a model chose the factor
     std::vector<Observation> observations;
   };
-  using Place = std::tuple<std::string, int, int>;  // file, line, column
 
   // The expectations an RTL loop of fun is a copy of.
   std::vector<std::size_t> expectations_of(function* fun, class loop* loop) const;
 
   std::vector<Expectation> expected_;
-  std::map<std::pair<std::string, int>, std::size_t> by_loop_;  // (function, loop->num)
-  std::map<Place, std::vector<std::size_t>> by_place_;
-  std::map<std::pair<std::string, int>, std::vector<std::size_t>> by_line_;
+  LoopIndex loops_;                           // expected_ by loop
   std::set<std::string> compiled_functions_;  // and those inlined into a compiled function
-  std::map<int, Place> rtl_places_;           // of the function being compiled, by loop->num
+  std::map<int, LoopPlace> rtl_places_;       // of the function being compiled, by loop->num
   std::map<int, RtlFeatures> rtl_bodies_;     // each of its loops' features, by loop->num
 };
 
