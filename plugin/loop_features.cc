@@ -3,10 +3,41 @@
 
 namespace looprace {
 
+namespace {
+
+// Every feature by its table key: the one list the table rows and the model inputs read.
+struct Field {
+  const char* key;
+  long long LoopFeatures::*member;
+};
+
+const Field kFields[] = {
+    {"blocks", &LoopFeatures::blocks},       {"stmts", &LoopFeatures::stmts},
+    {"loads", &LoopFeatures::loads},         {"stores", &LoopFeatures::stores},
+    {"calls", &LoopFeatures::calls},         {"branches", &LoopFeatures::branches},
+    {"exits", &LoopFeatures::exits},         {"inner", &LoopFeatures::inner},
+    {"niter", &LoopFeatures::niter},         {"est_niter", &LoopFeatures::est_niter},
+    {"max_niter", &LoopFeatures::max_niter},
+};
+
+}  // namespace
+
+nlohmann::ordered_json features_json(const LoopFeatures& features) {
+  nlohmann::ordered_json json = nlohmann::ordered_json::object();
+  for (const Field& field : kFields) json[field.key] = features.*field.member;
+  return json;
+}
+
+std::optional<float> loop_feature(const LoopFeatures& features, std::string_view name) {
+  for (const Field& field : kFields)
+    if (name == field.key) return static_cast<float>(features.*field.member);
+  return std::nullopt;
+}
+
 LoopFeatures count_loop_features(class loop* loop) {
   LoopFeatures features;
   basic_block* body = get_loop_body(loop);
-  features.blocks = static_cast<int>(loop->num_nodes);
+  features.blocks = loop->num_nodes;
   for (unsigned i = 0; i < loop->num_nodes; ++i) {
     for (gimple_stmt_iterator gsi = gsi_start_bb(body[i]); !gsi_end_p(gsi); gsi_next(&gsi)) {
       gimple* stmt = gsi_stmt(gsi);
@@ -24,7 +55,7 @@ LoopFeatures count_loop_features(class loop* loop) {
     }
   }
   free(body);
-  features.exits = static_cast<int>(get_loop_exit_edges(loop).length());
+  features.exits = get_loop_exit_edges(loop).length();
   for (class loop* inner = loop->inner; inner; inner = inner->next) ++features.inner;
   return features;
 }

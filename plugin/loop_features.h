@@ -7,18 +7,24 @@
 namespace looprace {
 
 struct LoopFeatures {
-  int blocks = 0;
-  int stmts = 0;
-  int loads = 0;
-  int stores = 0;
-  int calls = 0;
-  int branches = 0;
-  int exits = 0;
-  int inner = 0;
+  long long blocks = 0;
+  long long stmts = 0;
+  long long loads = 0;
+  long long stores = 0;
+  long long calls = 0;
+  long long branches = 0;
+  long long exits = 0;
+  long long inner = 0;
   long long niter = -1;      // constant latch-execution count
   long long est_niter = -1;  // estimated latch executions
   long long max_niter = -1;  // upper bound on latch executions
 };
+
+// The features as the `features` object of a table row (docs/formats.md section 3).
+nlohmann::ordered_json features_json(const LoopFeatures& features);
+
+// The value of the feature named `name` (the table's key); nullopt for a name that is not one.
+std::optional<float> loop_feature(const LoopFeatures& features, std::string_view name);
 
 // Counts the structural features of loop (whole body, inner loops included). Read-only.
 LoopFeatures count_loop_features(class loop* loop);

@@ -21,12 +21,8 @@ void LoopTable::add(const LoopIdentity& identity, const LoopFeatures& features,
   row["ordinal"] = identity.ordinal;
   row["index"] = identity.index;
   row["loops"] = identity.loops;
-  row["features"] = {{"blocks", features.blocks},       {"stmts", features.stmts},
-                     {"loads", features.loads},         {"stores", features.stores},
-                     {"calls", features.calls},         {"branches", features.branches},
-                     {"exits", features.exits},         {"inner", features.inner},
-                     {"niter", features.niter},         {"est_niter", features.est_niter},
-                     {"max_niter", features.max_niter}, {"base", base}};
+  row["features"] = features_json(features);
+  row["features"]["base"] = base;
   // Invalid UTF-8 in a file name must not throw inside the compiler: replace it.
   lines_ += row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   lines_ += '\n';

@@ -173,8 +173,9 @@ const pass_data kLoopPassData =
 
 // The early pass (right after "ssa": before inlining and every loop optimization, where
 // `#pragma GCC unroll` is materialized too). Phase 1 is read-only: identities, features, trip
-// counts, factors. Phase 2 modifies the CFG (preheaders) only for timing (instrument=), so a
-// build that times nothing keeps GCC's code byte for byte.
+// counts, factors (named ones, then the model's for the loops nothing named). Phase 2 modifies the
+// CFG (preheaders) only for timing (instrument=), so a build that times nothing keeps GCC's code
+// byte for byte.
 class LoopPass : public gimple_opt_pass {
  public:
   explicit LoopPass(gcc::context* context) : gimple_opt_pass(kLoopPassData, context) {}
@@ -186,6 +187,11 @@ class LoopPass : public gimple_opt_pass {
     std::vector<LoopIdentity> loops = identify_loops(fun);
     std::vector<LoopFeatures> features;
     for (const LoopIdentity& loop : loops) features.push_back(count_loop_features(loop.loop));
+    if (state.table_path || state.model.loaded()) {
+      std::vector<class loop*> loop_objects;
+      for (const LoopIdentity& loop : loops) loop_objects.push_back(loop.loop);
+      add_trip_counts(fun, loop_objects, features);
+    }
 
     std::vector<std::optional<int>> factors = state.unroll.factors_for(loops);
     std::vector<const LoopIdentity*> to_instrument;
@@ -193,15 +199,12 @@ class LoopPass : public gimple_opt_pass {
       if (factors[i]) {
         apply_unroll_factor(fun, loops[i].loop, *factors[i]);
         state.verifier.expect(loops[i], *factors[i]);
+      } else if (state.model.loaded() && loops[i].loop->unroll == 0) {  // no pragma either
+        int factor = state.model.choose(features[i]);
+        apply_unroll_factor(fun, loops[i].loop, factor);
+        state.verifier.expect(loops[i], factor, /*by_model=*/true);
       }
       if (instrumented(loops[i])) to_instrument.push_back(&loops[i]);
-      if (state.model.loaded()) state.model.note_loop(loops[i], factors[i].has_value());
-    }
-
-    if (state.table_path) {
-      std::vector<class loop*> loop_objects;
-      for (const LoopIdentity& loop : loops) loop_objects.push_back(loop.loop);
-      add_trip_counts(fun, loop_objects, features);
     }
 
     unsigned int todo = 0;
@@ -263,7 +266,6 @@ struct PassPlacement {
 bool always() { return true; }
 bool verifying() { return state.verify_path.has_value(); }
 bool padding() { return state.layout_seed.has_value(); }
-bool modelling() { return state.model.loaded(); }
 
 const PassPlacement kPasses[] = {
     // Identities, features and factors of every loop, and timing probes, before inlining.
@@ -273,10 +275,6 @@ const PassPlacement kPasses[] = {
      PASS_POS_INSERT_AFTER, always},
     // has_unroll again from the loops' factors: GCC 12 does not stream it through LTO.
     {[] { return make_has_unroll_fixup_pass(g); }, "loop2", PASS_POS_INSERT_BEFORE, always},
-    // Factors from model=, for the loops nothing named, from what they look like right there
-    // (registered first: it runs before the verifier's pass, which then sees its loops).
-    {[] { return make_model_pass(g, state.model, state.unroll, state.verifier); }, "loop2_unroll",
-     PASS_POS_INSERT_BEFORE, modelling},
     // Verify records: each loop's location before the unroller, the copies it made after.
     {[] { return make_verify_locations_pass(g, state.verifier); }, "loop2_unroll",
      PASS_POS_INSERT_BEFORE, verifying},

@@ -3,7 +3,7 @@
 // evaluates them). A model is a sum of regression trees predicting, for a loop and a factor, the
 // log of that factor's slowdown against the loop's best factor; the factor chosen is the one
 // predicted fastest, GCC's own choice (factor 0) kept unless another is predicted faster by
-// more than a margin.
+// more than a margin, and for every loop unlike those the model learnt from.
 //
 // Header-only, no GCC header, and never throws on bad input: every problem is returned as a
 // ParseError carrying the 1-based line at fault.
@@ -14,12 +14,14 @@
 //   factors F ...              the candidate factors (0..16)
 //   keep-default-within M      log-slowdown margin in favour of factor 0 (>= 0)
 //   base B                     added to every prediction
+//   range NAME LO HI           a loop whose feature NAME lies outside [LO, HI] keeps factor 0
 //   tree                       starts a tree; its nodes follow, root first (id 0)
 //   split ID FEATURE THRESHOLD YES NO MISSING    value < THRESHOLD goes to YES
 //   leaf ID VALUE
 #ifndef LOOPRACE_PLUGIN_MODEL_GRAMMAR_H
 #define LOOPRACE_PLUGIN_MODEL_GRAMMAR_H
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -36,22 +38,32 @@ namespace looprace::model {
 
 inline constexpr std::string_view kMagic = "looprace-model";
 inline constexpr int kVersion = 1;
+// The loop features a model may read: the loop table's (docs/formats.md section 3), which the
+// plugin counts where it sets factors, before inlining.
+inline constexpr std::string_view kLoopFeatures[] = {"blocks", "stmts",     "loads",    "stores",
+                                                     "calls",  "branches",  "exits",    "inner",
+                                                     "niter",  "est_niter", "max_niter"};
 // The input that carries the candidate factor.
 inline constexpr std::string_view kFactorFeature = "factor";
 // The inputs that depend on the candidate factor, which the evaluator fills for each candidate
-// from the loop's rtl_insns and rtl_niter (latch executions when constant, else -1):
+// from the loop's stmts and niter (latch executions when constant, else -1):
 //   factor          the candidate itself
-//   unrolled_insns  rtl_insns times the copies the factor asks for (0 and 1: one)
-//   trip_remainder  iterations left over by the copies, (rtl_niter + 1) mod copies; -1 when the
+//   unrolled_stmts  stmts times the copies the factor asks for (0 and 1: one)
+//   trip_remainder  iterations left over by the copies, (niter + 1) mod copies; -1 when the
 //                   count is not constant
-//   trip_per_copy   (rtl_niter + 1) / copies rounded down; -1 when the count is not constant
-// Every other input is a loop feature, read as is.
-inline constexpr std::string_view kFactorInputs[] = {kFactorFeature, "unrolled_insns",
+//   trip_per_copy   (niter + 1) / copies rounded down; -1 when the count is not constant
+inline constexpr std::string_view kFactorInputs[] = {kFactorFeature, "unrolled_stmts",
                                                      "trip_remainder", "trip_per_copy"};
 
 inline bool is_factor_input(std::string_view name) {
   for (std::string_view input : kFactorInputs)
     if (name == input) return true;
+  return false;
+}
+
+inline bool is_loop_feature(std::string_view name) {
+  for (std::string_view feature : kLoopFeatures)
+    if (name == feature) return true;
   return false;
 }
 // Bounds that keep a hostile file from exhausting memory (a trained model is far below them).
@@ -72,12 +84,20 @@ struct Tree {
   std::vector<Node> nodes;  // nodes[0] is the root; children always have larger ids
 };
 
+// The values of one input the model learnt from: a loop outside them keeps GCC's choice.
+struct Range {
+  int feature = 0;  // index into Model::features
+  double low = 0;
+  double high = 0;
+};
+
 struct Model {
   std::vector<std::string> features;
   int features_line = 0;  // where the features line was, for diagnostics about a name
   std::vector<int> factors;
   double keep_default_within = 0;
   double base = 0;
+  std::vector<Range> ranges;
   std::vector<Tree> trees;
   std::vector<std::string> header_comments;
 
@@ -162,7 +182,22 @@ inline std::optional<std::string> check_tree(const Tree& tree) {
   return std::nullopt;
 }
 
-// Parses a header line (features, factors, keep-default-within, base); a message on failure.
+// A message when a factor input is named without the loop feature it is computed from.
+inline std::optional<std::string> missing_source(const std::vector<std::string>& features) {
+  auto has = [&](std::string_view name) {
+    return std::find(features.begin(), features.end(), name) != features.end();
+  };
+  const std::pair<std::string_view, std::string_view> needs[] = {
+      {"unrolled_stmts", "stmts"}, {"trip_remainder", "niter"}, {"trip_per_copy", "niter"}};
+  for (const auto& [input, source] : needs)
+    if (has(input) && !has(source))
+      return "'" + std::string(input) + "' is computed from '" + std::string(source) +
+             "': name it on the features line too";
+  return std::nullopt;
+}
+
+// Parses a header line (features, factors, keep-default-within, base, range); a message on
+// failure.
 inline std::optional<std::string> add_header(const std::vector<std::string_view>& tokens, int line,
                                              Model& model) {
   std::string_view key = tokens[0];
@@ -184,6 +219,18 @@ inline std::optional<std::string> add_header(const std::vector<std::string_view>
     if (model.factors.empty()) return "expected 'factors F ...'";
     return std::nullopt;
   }
+  if (key == "range") {
+    auto low = tokens.size() == 4 ? parse_number(tokens[2]) : std::nullopt;
+    auto high = tokens.size() == 4 ? parse_number(tokens[3]) : std::nullopt;
+    if (!low || !high || *low > *high) return "expected 'range NAME LO HI' with LO <= HI";
+    for (std::size_t i = 0; i < model.features.size(); ++i)
+      if (model.features[i] == tokens[1] && !is_factor_input(tokens[1])) {
+        model.ranges.push_back({static_cast<int>(i), *low, *high});
+        return std::nullopt;
+      }
+    return "range of '" + std::string(tokens[1]) +
+           "', which is not a loop feature of the features line (give that line first)";
+  }
   std::optional<double> number;
   if (tokens.size() == 2) number = parse_number(tokens[1]);
   if (key == "keep-default-within") {
@@ -197,7 +244,7 @@ inline std::optional<std::string> add_header(const std::vector<std::string_view>
     return std::nullopt;
   }
   return "unknown line '" + std::string(key) +
-         "' (expected features, factors, keep-default-within, base, tree, split or leaf)";
+         "' (expected features, factors, keep-default-within, base, range, tree, split or leaf)";
 }
 
 }  // namespace detail
@@ -250,6 +297,8 @@ inline ParseResult parse(std::string_view text) {
   }
   if (!seen_magic) return ParseError{"empty model: missing 'looprace-model 1'", 1};
   if (model.features.empty()) return error("missing the 'features' line");
+  if (auto missing = detail::missing_source(model.features))
+    return ParseError{*missing, model.features_line};
   if (model.factors.empty()) return error("missing the 'factors' line");
   if (model.trees.empty()) return error("no tree");
   if (auto problem = detail::check_tree(model.trees.back())) return error(*problem);
@@ -278,8 +327,8 @@ inline void set_factor_inputs(const Model& model, std::vector<float>& row, int f
       if (model.features[i] == name) return row[i];
     return std::nanf("");
   };
-  const float insns = value_of("rtl_insns");
-  const float niter = value_of("rtl_niter");
+  const float stmts = value_of("stmts");
+  const float niter = value_of("niter");
   const int copies = factor < 2 ? 1 : factor;
   const bool constant = niter >= 0;  // false for NaN too
   const float trip = constant ? niter + 1 : -1;
@@ -287,8 +336,8 @@ inline void set_factor_inputs(const Model& model, std::vector<float>& row, int f
     const std::string& name = model.features[i];
     if (name == kFactorFeature)
       row[i] = static_cast<float>(factor);
-    else if (name == "unrolled_insns")
-      row[i] = insns * static_cast<float>(copies);
+    else if (name == "unrolled_stmts")
+      row[i] = stmts * static_cast<float>(copies);
     else if (name == "trip_remainder")
       row[i] = constant ? std::fmod(trip, static_cast<float>(copies)) : -1;
     else if (name == "trip_per_copy")
@@ -296,11 +345,21 @@ inline void set_factor_inputs(const Model& model, std::vector<float>& row, int f
   }
 }
 
+// True when every ranged input of row lies in its range (a NaN never does).
+inline bool within_ranges(const Model& model, const std::vector<float>& row) {
+  for (const Range& range : model.ranges) {
+    const float value = row[range.feature];
+    if (!(value >= range.low && value <= range.high)) return false;
+  }
+  return true;
+}
+
 // The factor the model picks for a loop whose features are `row` (the factor inputs are set
-// here):
+// here): 0 for a loop outside the model's ranges; otherwise
 // the candidate predicted fastest, or 0 when 0 is a candidate and no other is predicted faster
 // than it by more than keep_default_within.
 inline int choose_factor(const Model& model, std::vector<float> row) {
+  if (!within_ranges(model, row)) return 0;
   int best = model.factors.front();
   double best_prediction = 0;
   std::optional<double> default_prediction;
@@ -335,6 +394,9 @@ inline std::string format_model(const Model& model) {
   for (int factor : model.factors) text += " " + std::to_string(factor);
   text += "\nkeep-default-within " + format_number(model.keep_default_within) + "\n";
   text += "base " + format_number(model.base) + "\n";
+  for (const Range& range : model.ranges)
+    text += "range " + model.features[range.feature] + " " + format_number(range.low) + " " +
+            format_number(range.high) + "\n";
   for (const Tree& tree : model.trees) {
     text += "tree\n";
     for (std::size_t id = 0; id < tree.nodes.size(); ++id) {

@@ -60,6 +60,25 @@ void count_body(class loop* loop, RtlFeatures& f) {
   free(body);
 }
 
+// The function whose inlined body holds the loop's header (assembler name), from the scope of
+// the header's first located instruction; "" when the loop was not inlined.
+std::string inlined_from(class loop* loop) {
+  rtx_insn* insn;
+  FOR_BB_INSNS(loop->header, insn) {
+    if (!NONDEBUG_INSN_P(insn) || INSN_LOCATION(insn) == UNKNOWN_LOCATION) continue;
+    for (tree block = LOCATION_BLOCK(INSN_LOCATION(insn)); block && TREE_CODE(block) == BLOCK;
+         block = BLOCK_SUPERCONTEXT(block)) {
+      if (!inlined_function_outer_scope_p(block)) continue;
+      tree origin = block_ultimate_origin(block);
+      if (origin && TREE_CODE(origin) == FUNCTION_DECL)
+        return IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(origin));
+      return "";
+    }
+    return "";
+  }
+  return "";
+}
+
 }  // namespace
 
 RtlFeatures measure_rtl_loop(class loop* loop, const class niter_desc* desc) {
@@ -80,7 +99,7 @@ RtlLoop describe_rtl_loop(class loop* loop) {
   // the state it would see without us (otherwise later passes work on stale dataflow).
   bool had_description = simple_loop_desc(loop) != nullptr;
   expanded_location where = expand_location(get_loop_location(loop).get_location_t());
-  RtlLoop described{where.file ? where.file : "", where.line, where.column,
+  RtlLoop described{where.file ? where.file : "", where.line, where.column, inlined_from(loop),
                     measure_rtl_loop(loop, simple_loop_desc(loop))};
   if (!had_description) free_simple_loop_desc(loop);
   return described;

@@ -37,6 +37,7 @@ struct RtlLoop {
   std::string file;
   int line = 0;
   int column = 0;
+  std::string inlined_from;  // assembler name of the function whose body held it; "" if none
   RtlFeatures features;
 };
 

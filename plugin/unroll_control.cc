@@ -123,19 +123,6 @@ std::vector<std::optional<int>> UnrollControl::factors_for(
   return factors;
 }
 
-bool UnrollControl::names_place(const std::string& file, int line, int column) const {
-  for (const Request& request : requests_) {
-    const LoopSelector& s = request.selector;
-    if (s.all || (s.location && s.location->line == line && s.location->column == column &&
-                  path_has_suffix(file, s.location->file)))
-      return true;
-  }
-  for (const profile::Entry& entry : profile_.entries)
-    if (entry.line == line && entry.column == column && path_has_suffix(file, entry.file))
-      return true;
-  return false;
-}
-
 void apply_unroll_factor(function* fun, class loop* loop, int factor) {
   if (factor == 0) return;
   loop->unroll = static_cast<unsigned short>(factor);

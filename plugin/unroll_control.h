@@ -21,10 +21,6 @@ class UnrollControl {
 
   bool empty() const { return requests_.empty() && profile_.entries.empty(); }
 
-  // True when a selector of unroll= or a profile line names the loop at file:line:column by
-  // its location (or `*`): what can be told of a loop without its id.
-  bool names_place(const std::string& file, int line, int column) const;
-
   // The factor for each loop of one function (nullopt: none requested). unroll= wins over
   // the profile; stale profile ids are re-matched by function and position, with a warning.
   std::vector<std::optional<int>> factors_for(const std::vector<LoopIdentity>& loops) const;

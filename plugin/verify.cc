@@ -24,17 +24,10 @@ void add_inlined_functions(tree block, std::set<std::string>& names) {
 
 }  // namespace
 
-void FactorVerifier::expect(const LoopIdentity& loop, int requested) {
+void FactorVerifier::expect(const LoopIdentity& loop, int requested, bool by_model) {
   std::size_t index = expected_.size();
   loops_.add(loop.function, loop.loop->num, {loop.file, loop.line, loop.column}, index);
-  expected_.push_back({loop.id, loop.function, requested, "", {}});
-}
-
-void FactorVerifier::expect_from_model(const std::string& id, const std::string& location,
-                                       function* fun, class loop* loop, int factor) {
-  std::size_t index = expected_.size();
-  loops_.add_exact(assembler_name(fun), loop->num, index);
-  expected_.push_back({id, assembler_name(fun), factor, location, {}});
+  expected_.push_back({loop.id, loop.function, requested, by_model, {}});
 }
 
 void FactorVerifier::note_function_compiled(function* fun) {
@@ -44,11 +37,13 @@ void FactorVerifier::note_function_compiled(function* fun) {
 void FactorVerifier::note_rtl_locations(function* fun) {
   add_inlined_functions(DECL_INITIAL(fun->decl), compiled_functions_);
   rtl_places_.clear();
+  rtl_origins_.clear();
   rtl_bodies_.clear();
   if (!loops_for_fn(fun)) return;
   for (class loop* loop : loops_list(fun, 0)) {
     RtlLoop described = describe_rtl_loop(loop);
     rtl_places_[loop->num] = {described.file, described.line, described.column};
+    rtl_origins_[loop->num] = described.inlined_from;
     rtl_bodies_[loop->num] = described.features;
   }
   iv_analysis_done();
@@ -56,8 +51,10 @@ void FactorVerifier::note_rtl_locations(function* fun) {
 
 std::vector<std::size_t> FactorVerifier::expectations_of(function* fun, class loop* loop) const {
   auto place = rtl_places_.find(loop->num);
+  auto origin = rtl_origins_.find(loop->num);
   return loops_.find(assembler_name(fun), loop,
-                     place == rtl_places_.end() ? LoopPlace() : place->second);
+                     place == rtl_places_.end() ? LoopPlace() : place->second,
+                     origin == rtl_origins_.end() ? "" : origin->second);
 }
 
 void FactorVerifier::observe_rtl_loops(function* fun) {
@@ -81,6 +78,7 @@ void FactorVerifier::observe_rtl_loops(function* fun) {
     for (std::size_t index : expectations) expected_[index].observations.push_back(observation);
   }
   rtl_places_.clear();
+  rtl_origins_.clear();
   rtl_bodies_.clear();
 }
 
@@ -150,10 +148,7 @@ std::string FactorVerifier::records() const {
                                      {"copies", copies},
                                      {"calls", calls},
                                      {"innermost", innermost}};
-    if (!expectation.model_location.empty()) {
-      record["by"] = "model";
-      record["location"] = expectation.model_location;
-    }
+    if (expectation.by_model) record["by"] = "model";
     if (rtl) record["rtl"] = rtl_json(*rtl);
     lines += record.dump() + "\n";
   }

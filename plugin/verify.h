@@ -16,13 +16,8 @@ namespace looprace {
 
 class FactorVerifier {
  public:
-  // Remembers a loop whose factor was requested (early pass).
-  void expect(const LoopIdentity& loop, int requested);
-
-  // Remembers an RTL loop of fun whose factor a model set (id: the loop's, when known; under
-  // LTO the early pass ran in another process, and only the location names the loop).
-  void expect_from_model(const std::string& id, const std::string& location, function* fun,
-                         class loop* loop, int factor);
+  // Remembers a loop whose factor was requested (early pass), by name or by a model.
+  void expect(const LoopIdentity& loop, int requested, bool by_model = false);
 
   bool empty() const { return expected_.empty(); }
 
@@ -54,7 +49,7 @@ class FactorVerifier {
     std::string id;
     std::string function;
     int requested = 0;
-    std::string model_location;  // set when a model chose the factor
+    bool by_model = false;
     std::vector<Observation> observations;
   };
 
@@ -64,6 +59,7 @@ class FactorVerifier {
   std::vector<Expectation> expected_;
   LoopIndex loops_;                           // expected_ by loop
   std::set<std::string> compiled_functions_;  // and those inlined into a compiled function
+  std::map<int, std::string> rtl_origins_;    // the function each was inlined from, or ""
   std::map<int, LoopPlace> rtl_places_;       // of the function being compiled, by loop->num
   std::map<int, RtlFeatures> rtl_bodies_;     // each of its loops' features, by loop->num
 };

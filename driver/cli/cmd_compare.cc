@@ -84,7 +84,10 @@ nlohmann::json to_json(const std::string& a, const std::string& b,
           {"baseline_normality", normality(r.baseline_normality)},
           {"candidate_normality", normality(r.candidate_normality)},
           {"verdict", stats::verdict_name(r.verdict)},
-          {"explanation", r.explanation}};
+          {"explanation", r.explanation},
+          // The verdict of geometric_speedup and speedup_ci: the one to print beside them.
+          {"ratio_verdict", stats::verdict_name(r.ratio_verdict)},
+          {"ratio_explanation", r.ratio_explanation}};
 }
 
 void print_text(const std::string& a, const std::string& b, const stats::SpeedupTestResult& r) {

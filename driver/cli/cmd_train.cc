@@ -59,13 +59,14 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("-o,--output", options->output, "The model file to write")->capture_default_str();
   add_training_options(cmd, &options->training);
   add_observation_option(cmd, &options->observation);
-  cmd->footer(R"txt(The model predicts, from what a loop looks like at GCC's RTL unroller (its rtl_*
-features), each factor's slowdown against the loop's best; it keeps GCC's choice unless another
-factor is predicted faster by more than --keep-default-within. Format: docs/formats.md 5b.
+  cmd->footer(R"txt(The model predicts, from a loop's table features (docs/formats.md 3),
+each factor's slowdown against the loop's best; the plugin applies it where it applies profiles, to the loops
+nothing names, and keeps GCC's choice unless another factor is predicted faster by more than
+--keep-default-within, and for loops unlike every loop it learnt from. Format: docs/formats.md 5b.
 
 Examples:
   looprace train fir.db adpcm.db -o unroll.model
-  looprace train benchmarks/data/unroll-features.jsonl -o unroll.model
+  looprace train benchmarks/data/unroll-training.jsonl -o unroll.model
   gcc -O2 -fplugin=build/lib/looprace.so -fplugin-arg-looprace-model=unroll.model -c prog.c)txt");
   cmd->callback([options] { train(*options); });
 }

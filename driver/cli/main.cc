@@ -22,8 +22,8 @@ int main(int argc, char** argv) {
   looprace::cli::add_export_command(app);
   looprace::cli::add_train_command(app);
   looprace::cli::add_evaluate_command(app);
-  // CLI11 says only "A subcommand is required" for `looprace train`, and prints the main help
-  // for `looprace train --help`: name the word and the subcommands instead.
+  // CLI11 says only "A subcommand is required" for `looprace tune`, and prints the main help
+  // for `looprace tune --help`: name the word and the subcommands instead.
   if (argc > 1 && argv[1][0] != '-') {
     auto known = app.get_subcommands([&](const CLI::App* c) { return c->get_name() == argv[1]; });
     if (known.empty()) {

@@ -42,12 +42,21 @@ std::vector<const PolicyResult*> headline_policies(const Evaluation& evaluation)
 
 std::string percent(double share) { return fmt::format("{:.1f} %", 100 * share); }
 
+// A policy's name short enough for an axis tick.
+std::string tick_name(const std::string& name) {
+  if (name.rfind("always ", 0) == 0) return name.substr(7);
+  if (name.rfind("best constant", 0) == 0) return "const.";
+  if (name.rfind("GCC", 0) == 0) return "GCC";
+  if (name.rfind("-funroll", 0) == 0) return "-funroll";
+  return name.substr(0, name.find(' '));
+}
+
 }  // namespace
 
 std::string evaluation_text(const Evaluation& e) {
   std::string out = fmt::format(
-      "Leave-one-program-out over {} loop(s) of {} program(s); the oracle's factors are {:.2f} % "
-      "faster than GCC's (geometric mean over loops).\n\n",
+      "Leave-one-program-out over {} loop(s) of {} program(s); the oracle's factors are\n"
+      "{:.2f} % faster than GCC's (geometric mean over loops).\n\n",
       e.loops.size(), e.programs, 100 * (e.oracle_speedup - 1));
   out += fmt::format("{:<38} {:>13} {:>10} {:>10} {:>9} {:>9}\n", "policy", "share of gain",
                      "slowdown", "worst", "exact", "tied");
@@ -61,9 +70,10 @@ std::string evaluation_text(const Evaluation& e) {
                        percent(p.exact_accuracy), percent(p.tied_accuracy));
   }
   out +=
-      "\nshare of gain: of the oracle's speedup over GCC's heuristic, the share reached; slowdown: "
-      "geometric mean against each loop's best factor; exact: the best factor's code; tied: in the "
-      "race's tied-best set. Every other constant factor is in the JSON.\n";
+      "\nshare of gain: of the oracle's speedup over GCC's heuristic, the share reached\n"
+      "slowdown:      geometric mean against each loop's best factor (worst: the largest)\n"
+      "exact, tied:   how often the policy picks the best factor's code, or one of the race's\n"
+      "               tied best; every other constant factor is in the JSON\n";
   return out;
 }
 
@@ -100,7 +110,7 @@ std::string slowdown_chart(const Evaluation& e) {
   chart.title = "Slowdown against each loop's best factor (loops sorted per policy)";
   chart.x.label = "loops, sorted";
   chart.y.label = "slowdown (mean / best mean)";
-  chart.y.log = true;
+  chart.y.min = 1;
   for (const PolicyResult* p : headline_policies(e)) {
     std::vector<double> slowdowns;
     for (const Choice& choice : p->choices) slowdowns.push_back(choice.slowdown);
@@ -128,11 +138,10 @@ std::string share_chart(const Evaluation& e) {
   bars.marker = svg::Marker::none;
   for (std::size_t i = 0; i < e.policies.size(); ++i) {
     bars.points.push_back({static_cast<double>(i), e.policies[i].share_of_oracle, {}, {}, ""});
-    std::string name = e.policies[i].name;
-    chart.x.ticks.emplace_back(static_cast<double>(i),
-                               name.rfind("always ", 0) == 0 ? name.substr(7) : name.substr(0, 8));
+    chart.x.ticks.emplace_back(static_cast<double>(i), tick_name(e.policies[i].name));
   }
-  chart.x.label = "policy (numbers: always that factor)";
+  chart.x.label =
+      "policy (const.: the best constant of the other programs; numbers: always that factor)";
   chart.series.push_back(bars);
   chart.legend = false;
   return chart.render();

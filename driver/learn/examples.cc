@@ -57,16 +57,15 @@ std::map<int, double> log_slowdown_targets(const LoopExample& loop) {
 }
 
 std::vector<std::string> model_inputs(const std::vector<LoopExample>& examples) {
-  std::set<std::string> names;
-  for (const LoopExample& loop : examples)
-    for (const auto& [name, value] : loop.features)
-      if (name.rfind("rtl_", 0) == 0) names.insert(name);
-  std::vector<std::string> inputs(names.begin(), names.end());
+  std::vector<std::string> inputs;
+  for (std::string_view name : model::kLoopFeatures) {
+    bool present = false;
+    for (const LoopExample& loop : examples) present |= loop.features.count(std::string(name)) > 0;
+    if (present) inputs.emplace_back(name);
+  }
   for (std::string_view input : model::kFactorInputs) inputs.emplace_back(input);
   return inputs;
 }
-
-bool reaches_rtl_unroller(const LoopExample& loop) { return loop.features.count("rtl_insns") > 0; }
 
 std::vector<std::string> programs_of(const std::vector<LoopExample>& examples) {
   std::vector<std::string> programs;

@@ -38,13 +38,9 @@ bool same_as_best(const LoopExample& loop, int factor);
 // the tied-best set, so a near miss costs little and a bad factor a lot.
 std::map<int, double> log_slowdown_targets(const LoopExample& loop);
 
-// The model inputs: the features the plugin measures at the RTL unroller (names `rtl_*`) that
-// the examples have, sorted, then the factor inputs (plugin/model_grammar.h).
+// The model inputs: the loop table features a model may read (plugin/model_grammar.h) that the
+// examples have, then the factor inputs.
 std::vector<std::string> model_inputs(const std::vector<LoopExample>& examples);
-
-// True when the loop was still there at GCC's RTL unroller in the baseline build (it has rtl_*
-// features); GIMPLE passes remove some loops (complete unrolling) before.
-bool reaches_rtl_unroller(const LoopExample& loop);
 
 // The distinct programs, in first-seen order.
 std::vector<std::string> programs_of(const std::vector<LoopExample>& examples);

@@ -3,6 +3,7 @@
 
 #include <xgboost/c_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -28,7 +29,6 @@ std::vector<float> input_row(const LoopExample& loop, const std::vector<std::str
 }
 
 int predict_factor(const model::Model& model, const LoopExample& loop) {
-  if (!reaches_rtl_unroller(loop)) return 0;
   return model::choose_factor(model, input_row(loop, model.features, 0));
 }
 
@@ -60,7 +60,6 @@ Rows training_rows(const std::vector<LoopExample>& examples,
                    const std::vector<std::string>& inputs) {
   Rows rows;
   for (const LoopExample& loop : examples) {
-    if (!reaches_rtl_unroller(loop)) continue;  // the model never decides it
     std::map<int, double> targets = log_slowdown_targets(loop);
     for (const auto& [factor, target] : targets) {
       std::vector<float> row = input_row(loop, inputs, factor);
@@ -137,15 +136,38 @@ void check_conversion(void* booster, void* matrix, const Rows& rows, const model
   }
 }
 
+// The inputs that say what kind of loop it is; a loop unlike every training loop in one of
+// them keeps GCC's choice (trip counts are not among them: trees carry a count's effect on).
+constexpr std::string_view kRangedFeatures[] = {"blocks",   "stmts", "calls",
+                                                "branches", "exits", "inner"};
+
+std::vector<model::Range> shape_ranges(const std::vector<LoopExample>& examples,
+                                       const std::vector<std::string>& inputs) {
+  std::vector<model::Range> ranges;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (std::find(std::begin(kRangedFeatures), std::end(kRangedFeatures), inputs[i]) ==
+        std::end(kRangedFeatures))
+      continue;
+    model::Range range{static_cast<int>(i), std::numeric_limits<double>::infinity(),
+                       -std::numeric_limits<double>::infinity()};
+    for (const LoopExample& loop : examples)
+      if (auto value = loop.features.find(inputs[i]); value != loop.features.end()) {
+        range.low = std::min(range.low, value->second);
+        range.high = std::max(range.high, value->second);
+      }
+    if (range.low <= range.high) ranges.push_back(range);
+  }
+  return ranges;
+}
+
 }  // namespace
 
 model::Model train_model(const std::vector<LoopExample>& examples, const TrainingOptions& options) {
   model::Model model;
   model.features = model_inputs(examples);
-  if (model.features.size() < 2)
+  if (model.features.size() == std::size(model::kFactorInputs))
     throw std::runtime_error(
-        "no loop of the dataset has rtl_* features: record it with this looprace (docs/formats.md "
-        "section 3b)");
+        "no loop of the dataset has loop table features (docs/formats.md section 3)");
   Rows rows = training_rows(examples, model.features);
   if (rows.count == 0) throw std::runtime_error("no loop of the dataset has observations");
   Matrix matrix = matrix_of(rows, model.features.size());
@@ -177,6 +199,7 @@ model::Model train_model(const std::vector<LoopExample>& examples, const Trainin
   for (int factor = 0; factor <= profile::kMaxFactor; ++factor) model.factors.push_back(factor);
   model.keep_default_within = options.keep_default_within;
   model.base = base;
+  model.ranges = shape_ranges(examples, model.features);
   model.trees = dumped_trees(handle);
   check_conversion(handle, matrix.get(), rows, model);
   return model;

@@ -1,6 +1,7 @@
 // Training an unroll model: gradient-boosted regression trees (XGBoost) predicting, for a loop's
-// RTL features and a factor, the log of that factor's slowdown against the loop's best; the
-// trees are written in the plugin's own model format (plugin/model_grammar.h).
+// table features and a factor, the log of that factor's slowdown against the loop's best; the
+// trees are written in the plugin's own model format (plugin/model_grammar.h), with the ranges
+// of the loops' shapes it learnt from, outside which it keeps GCC's choice.
 #pragma once
 
 #include <string>
@@ -29,8 +30,7 @@ std::vector<float> input_row(const LoopExample& loop, const std::vector<std::str
 // converted trees would predict other than XGBoost does.
 model::Model train_model(const std::vector<LoopExample>& examples, const TrainingOptions& options);
 
-// The factor the model picks for loop: 0 (GCC's choice) for a loop that never reaches the RTL
-// unroller, which the plugin's model pass never sees.
+// The factor the model picks for loop, as the plugin would.
 int predict_factor(const model::Model& model, const LoopExample& loop);
 
 }  // namespace looprace::learn

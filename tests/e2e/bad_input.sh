@@ -45,8 +45,8 @@ expect_error 'bad.profile:2:' \
 [ "$(cat p.profile)" = "$profile" ] || fail "the good profile changed"
 
 # Nonsense on the command line is refused by name, never taken for a default.
-expect_error "unknown subcommand 'train' \(subcommands: version, loops, race" "$looprace" train
-expect_error "unknown subcommand 'train'" "$looprace" train --help
+expect_error "unknown subcommand 'tune' \(subcommands: version, loops, race" "$looprace" tune
+expect_error "unknown subcommand 'tune'" "$looprace" tune --help
 expect_error "--jobs: Value 0 not in range 1" "$looprace" race --build "$build_cmd" --run "$run" -j 0
 expect_error "--hot: Value 0 not in range 1" "$looprace" race --build "$build_cmd" --run "$run" --hot 0
 expect_error "--timeout: a time limit must be more than 0 seconds" \

@@ -12,7 +12,7 @@ dataset=$root/benchmarks/data/unroll-training.jsonl
 cat train.out
 grep -q "from 47 loop(s) of 15 program(s)" train.out || fail "train did not say what it learned from"
 [ "$(head -1 unroll.model)" = "looprace-model 1" ] || fail "not a model file: $(head -1 unroll.model)"
-grep -q "^features .*rtl_insns.* factor unrolled_insns trip_remainder trip_per_copy$" unroll.model ||
+grep -q "^features blocks stmts .* factor unrolled_stmts trip_remainder trip_per_copy$" unroll.model ||
   fail "the model's inputs: $(grep ^features unroll.model)"
 
 # The plugin applies it to the loops nothing named; the demo prints the same checksum.

@@ -20,7 +20,7 @@ ll::LoopExample loop_with(std::string program, std::vector<double> means, std::s
   ll::LoopExample loop;
   loop.program = std::move(program);
   loop.id = loop.program + std::to_string(static_cast<int>(insns));
-  loop.features = {{"rtl_insns", insns}, {"rtl_niter", -1}};
+  loop.features = {{"stmts", insns}, {"niter", -1}, {"calls", 0}};
   for (int factor = 0; factor <= 16; ++factor) {
     int own = std::min<int>(factor, static_cast<int>(means.size()) - 1);
     loop.code_group[factor] = own;
@@ -53,7 +53,7 @@ TEST(Examples, AFactorWithoutObservationsCostsItsGroupsOrTheSlowest) {
 
 TEST(DatasetJson, ReadsExportRowsAndNamesTheBadLine) {
   const std::string row =
-      R"({"id":"00000000000000aa","location":"a.c:3:5","features":{"rtl_insns":12,"base":"-O2"},)"
+      R"({"id":"00000000000000aa","location":"a.c:3:5","features":{"stmts":12,"base":"-O2"},)"
       R"("factors":[{"factor":0,"mean":200,"code_group":0},{"factor":1,"mean":null,"code_group":0},)"
       R"({"factor":2,"mean":100,"code_group":2}],"winners":[2]})";
   const std::string undecided = R"({"id":"00000000000000bb","factors":[],"winners":null})";
@@ -98,10 +98,10 @@ TEST(Trainer, LearnsARuleThatIsThereAndPredictsLikeXGBoost) {
   // 6 %), where GCC's choice costs 2.8x.
   for (const ll::LoopExample& loop : examples) {
     const int factor = ll::predict_factor(model, loop);
-    if (loop.features.at("rtl_insns") >= 60)
-      EXPECT_TRUE(ll::tied_best(loop, factor)) << "insns " << loop.features.at("rtl_insns");
+    if (loop.features.at("stmts") >= 60)
+      EXPECT_TRUE(ll::tied_best(loop, factor)) << "insns " << loop.features.at("stmts");
     else
-      EXPECT_LT(ll::slowdown(loop, factor), 1.07) << "insns " << loop.features.at("rtl_insns");
+      EXPECT_LT(ll::slowdown(loop, factor), 1.07) << "insns " << loop.features.at("stmts");
   }
   // The written model reads back to the same choices (what the plugin will do).
   auto again = std::get<looprace::model::Model>(looprace::model::parse(format_model(model)));
@@ -109,18 +109,24 @@ TEST(Trainer, LearnsARuleThatIsThereAndPredictsLikeXGBoost) {
     EXPECT_EQ(ll::predict_factor(again, loop), ll::predict_factor(model, loop));
 }
 
-TEST(Trainer, RefusesADatasetWithoutRtlFeatures) {
+TEST(Trainer, RefusesADatasetWithoutLoopFeatures) {
   ll::LoopExample loop = loop_with("p", {120, 100}, {1});
   loop.features.clear();
   EXPECT_THROW(ll::train_model({loop}, {}), std::runtime_error);
 }
 
-TEST(Trainer, ALoopThatNeverReachesTheRtlUnrollerKeepsGccsChoice) {
+TEST(Trainer, ALoopUnlikeEveryTrainingLoopKeepsGccsChoice) {
   std::vector<ll::LoopExample> examples = size_rule_examples();
   looprace::model::Model model = ll::train_model(examples, {});
-  ll::LoopExample gone = examples.front();
-  gone.features.clear();
-  EXPECT_EQ(ll::predict_factor(model, gone), 0);
+  ll::LoopExample unlike = examples.front();  // small: the model unrolls it
+  ASSERT_NE(ll::predict_factor(model, unlike), 0);
+  unlike.features["calls"] = 1;  // no training loop calls anything
+  EXPECT_EQ(ll::predict_factor(model, unlike), 0);
+  unlike = examples.front();
+  unlike.features["stmts"] = 1;  // smaller than any training loop
+  EXPECT_EQ(ll::predict_factor(model, unlike), 0);
+  unlike.features.erase("stmts");  // unknown
+  EXPECT_EQ(ll::predict_factor(model, unlike), 0);
 }
 
 // A fake trainer: a model that always picks `factor`.

@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
-"""model= sets, right before GCC's RTL unroller, the factor of every innermost loop that nothing
-else names: its verify records (by=model) agree with -fopt-info-loop and the code with unroll= of
-the same factor; loops named by unroll= or a profile line (factor 0 included) or by `#pragma GCC
-unroll` are left alone; programs print the same whatever the model picks; a model that keeps
-GCC's choice leaves every object byte-identical; a malformed model is a GCC error naming the file
-and line, never an ICE; under -flto the model given at link time still sets the factors."""
+"""model= sets, in the plugin's early pass (where profiles and `#pragma GCC unroll` set factors,
+before inlining), the factor of every loop that nothing else names, from the loop's table
+features and the factor inputs: every such loop, outer ones too, gets one verify record (its
+table id, "by":"model") agreeing with -fopt-info-loop, and the code is that of unroll= with the
+same factor; the model reads the features the table reports (trip counts too: they are computed
+whenever a model is given); loops named by unroll= or a profile line (factor 0 included) or by
+`#pragma GCC unroll` are left alone; programs print the same whatever the model picks; a model
+that keeps GCC's choice, or whose ranges exclude every loop, leaves every object byte-identical;
+a malformed model is a GCC error naming the file and line, never an ICE; under -flto the model
+given at compile time sets the factors (the plugin given at link time applies them) and the
+compile step's verify records say so."""
 import collections
 import json
 import os
@@ -27,13 +32,13 @@ def write(name, text):
     return path
 
 
-def picking(factor, keep=0.01):
+def picking(factor, keep=0.01, extra_header=""):
     """A model predicting `factor` fastest for every loop by 0.25 (0.3 against GCC's choice)."""
     factors = " ".join(map(str, sorted({0, 1, 2, 4, 8, factor})))
-    return ("looprace-model 1\n# every loop: factor %d\nfeatures rtl_insns factor\n"
-            "factors %s\nkeep-default-within %s\nbase 0\ntree\n"
+    return ("looprace-model 1\n# every loop: factor %d\nfeatures stmts factor\n"
+            "factors %s\nkeep-default-within %s\nbase 0\n%stree\n"
             "split 0 1 %s 1 2 1\nleaf 1 0.1\nsplit 2 1 %s 3 4 3\nleaf 3 -0.2\nleaf 4 0.05\n" %
-            (factor, factors, keep, factor - 0.5, factor + 0.5))
+            (factor, factors, keep, extra_header, factor - 0.5, factor + 0.5))
 
 
 # The model of the feature's description, verbatim: 4 copies everywhere.
@@ -41,9 +46,9 @@ FOUR = write("four.model", picking(4))
 assert "split 0 1 3.5 1 2 1\nleaf 1 0.1\nsplit 2 1 4.5 3 4 3\n" in FOUR.read_text()
 MODELS = {factor: write(f"pick{factor}.model", picking(factor)) for factor in (1, 8)}
 MODELS[4] = FOUR
-# 4 copies for a body of fewer than 10 instructions, else 2 (`factor` first, two trees, a base).
+# 4 copies for a body of fewer than 10 statements, else 2 (`factor` first, two trees, a base).
 SIZED = write("sized.model", """looprace-model 1
-features factor rtl_insns
+features factor stmts
 factors 0 2 4
 keep-default-within 0
 base 1.5
@@ -60,11 +65,60 @@ leaf 8 0.2
 tree
 leaf 0 0.25
 """)
+# The factor inputs, one tree each, from the table's stmts and trip count (computed without
+# table=): fewer than 8 trips per copy (or an unknown count) costs factors 4 and 8 1, a body of
+# 40 statements or more once unrolled 0.3, a trip count the copies do not divide 0.05; the most
+# copies are preferred. The model names stmts and niter too, as it must (a model naming a factor
+# input without its source is malformed: case e).
+FACTOR_INPUTS = """looprace-model 1
+features factor unrolled_stmts trip_per_copy trip_remainder%s
+factors 2 4 8
+base 0
+tree
+split 0 2 8 1 2 1
+split 1 0 3 3 4 3
+leaf 2 0
+leaf 3 0
+leaf 4 1
+tree
+split 0 1 40 1 2 2
+leaf 1 0
+leaf 2 0.3
+tree
+split 0 3 0.5 1 2 1
+leaf 1 0
+leaf 2 0.05
+tree
+split 0 0 3 1 2 1
+leaf 1 0.02
+split 2 0 6 3 4 3
+leaf 3 0.01
+leaf 4 0
+"""
+INPUTS = {"full": write("inputs.model", FACTOR_INPUTS % " stmts niter")}
+
+
+def inputs_choice(features):
+    """The factor the INPUTS models pick for a loop with these table features (docs/formats.md
+    5b: the factor inputs)."""
+    niter, stmts = features["niter"], features["stmts"]
+
+    def cost(factor):
+        trip_per_copy = (niter + 1) // factor if niter >= 0 else -1
+        remainder = (niter + 1) % factor if niter >= 0 else -1
+        return ((1 if trip_per_copy < 8 and factor > 2 else 0) +
+                (0.3 if stmts * factor >= 40 else 0) + (0.05 if remainder >= 0.5 else 0) +
+                {2: 0.02, 4: 0.01, 8: 0}[factor])
+    return min((2, 4, 8), key=cost)
+
+
 # Models under which GCC's own choice (factor 0) always stays.
 KEEPING = {
     "single-leaf": write("leaf.model", "looprace-model 1\nfeatures factor\nfactors 0 2 4 8\n"
                                        "base 0\ntree\nleaf 0 0.5\n"),
     "within": write("within.model", picking(8, keep=100)),
+    # The model of 4 everywhere, for loops of 100000 statements or more, which there are not.
+    "range": write("range.model", picking(4, extra_header="range stmts 100000 200000\n")),
 }
 
 
@@ -75,10 +129,8 @@ def unrolled(stderr, source):
                                if os.path.basename(file) == source.name)
 
 
-def place(record):
-    """A model record's (line, column); (0, 0) for a record without a location."""
-    _, line, column = record.get("location", "?:0:0").rsplit(":", 2)
-    return int(line), int(column)
+def read_records(path):
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
 def compile_verified(source, name, flags, **keys):
@@ -88,9 +140,7 @@ def compile_verified(source, name, flags, **keys):
     verify.unlink(missing_ok=True)
     result = lib.compile_object(source, obj, flags + ["-fopt-info-loop-optimized"] +
                                 lib.plugin_flags(args.plugin, verify=verify, **keys), args.corpus)
-    records = [json.loads(line) for line in verify.read_text().splitlines()] \
-        if verify.exists() else []
-    return records, unrolled(result.stderr, source), obj
+    return read_records(verify), unrolled(result.stderr, source), obj
 
 
 def table_rows(source, flags=("-O2",)):
@@ -109,65 +159,99 @@ def profile_text(entries):
     return "\n".join(lines) + "\n"
 
 
-def check_model_records(label, records, messages, source, ids):
-    """Every record is the model's, for a loop of source; every copy count it claims is what
-    GCC reports, and GCC unrolled nothing it has no record for."""
-    failures.check(records, f"{label}: no verify record by the model")
+def check_model_records(label, records, messages, rows):
+    """Every loop of the table (rows) has exactly one record, the model's, with a factor of 2 or
+    more requested: applied as requested, refused for a documented reason, or unrolled away
+    before RTL. Joined to the table by id, the copies the records claim are, line by line, what
+    GCC reports, and GCC unrolled nothing on a line no record claims it for."""
+    line_of = {row["id"]: row["line"] for row in rows}
+    failures.check(sorted(r["id"] for r in records) == sorted(line_of),
+                   f"{label}: record ids {sorted(r['id'] for r in records)}, expected one per "
+                   f"loop of the table: {sorted(line_of)}")
     for record in records:
-        failures.check(record.get("by") == "model" and
-                       os.path.basename(record.get("location", "?:0:0").rsplit(":", 2)[0]) ==
-                       source.name, f"{label}: not a model record of {source.name}: {record}")
-        failures.check(record["id"] == "" or record["id"] in ids,
-                       f"{label}: record with an id the table does not have: {record}")
-        failures.check(record["copies"] and record["applied"] >= 1 and
-                       (record["applied"] == record["requested"] or
-                        (record["applied"] < record["requested"] and
-                         record["how"] in REFUSALS)), f"{label}: not applied: {record}")
-    claimed = collections.Counter((*place(r), r["applied"]) for r in records if r["applied"] >= 2)
-    failures.check(claimed == messages, f"{label}: verify records claim {sorted(claimed.items())},"
-                   f" -fopt-info-loop reports {sorted(messages.items())}")
+        requested, applied, how = record["requested"], record["applied"], record["how"]
+        failures.check(record.get("by") == "model" and "location" not in record,
+                       f"{label}: not a model record (by=model, no location): {record}")
+        failures.check(requested >= 2 and (
+            (applied == requested and how == "" and min(record["copies"]) == applied) or
+            (1 <= applied < requested and how in REFUSALS and min(record["copies"]) == applied) or
+            (applied == 0 and how == "complete-tree" and not record["copies"])),
+            f"{label}: neither applied nor a documented refusal: {record}")
+    claimed = {(line_of[r["id"]], copies) for r in records if r["id"] in line_of
+               for copies in r["copies"] if copies >= 2}
+    reported = {(line, copies) for line, _, copies in messages}
+    failures.check(claimed == reported, f"{label}: verify records claim (line, copies) "
+                   f"{sorted(claimed)}, -fopt-info-loop reports {sorted(reported)}")
 
 
-# --- a. A model choosing 4: every innermost loop gets 4 copies, as unroll=*:4 gives them.
+def without_by(records):
+    return [{key: value for key, value in r.items() if key != "by"} for r in records]
+
+
+# --- a. A model choosing 4: every loop gets 4 copies, as unroll=*:4 gives them.
 rows_of = {source: table_rows(source) for source in sources}
 for source in sources:
-    ids = {row["id"] for row in rows_of[source]}
     for level in ("-O2", "-O3"):
         label = f"{source.name} {level} model 4"
         records, messages, obj = compile_verified(source, f"four-{source.stem}{level}", [level],
                                                   model=FOUR)
-        check_model_records(label, records, messages, source, ids)
+        check_model_records(label, records, messages, rows_of[source])
         failures.check(all(r["requested"] == 4 for r in records), f"{label}: requested not 4")
         failures.check(any(copies == 4 for _, _, copies in messages),
                        f"{label}: GCC unrolled no loop 4 times")
-        if source.name == "kernels.c":
-            # Every function of kernels.c is noinline or main: each loop is compiled once, in
-            # its own function, so the model's record carries its id, unless the loop is one GCC
-            # made (at -O3, fir's vectorized outer loop reports a statement's line).
-            early = {(row["line"], row["column"]) for row in rows_of[source]}
-            failures.check(all(r["id"] for r in records if place(r) in early),
-                           f"{label}: records without the id of their (not inlined) loop: "
-                           f"{[r['location'] for r in records if not r['id']]}")
-        if level == "-O2":  # -O3's complete unrolling at GIMPLE reads factors set early
-            _, _, by_unroll = compile_verified(source, f"star4-{source.stem}", [level],
-                                               unroll="*:4")
-            failures.check(lib.normalized_object(obj) == lib.normalized_object(by_unroll),
-                           f"{label}: code differs from unroll=*:4 "
-                           f"({lib.first_difference(obj, by_unroll)})")
+        # The model's factors are set where unroll= sets its own, so -O3's complete unrolling
+        # at GIMPLE reads them too: same code, same records (but for "by").
+        unroll_records, unroll_messages, by_unroll = compile_verified(
+            source, f"star4-{source.stem}{level}", [level], unroll="*:4")
+        failures.check(lib.normalized_object(obj) == lib.normalized_object(by_unroll),
+                       f"{label}: code differs from unroll=*:4 "
+                       f"({lib.first_difference(obj, by_unroll)})")
+        failures.check(without_by(records) == unroll_records and messages == unroll_messages,
+                       f"{label}: verify records or -fopt-info differ from unroll=*:4's:\n"
+                       f"{records}\n{unroll_records}")
 
-# The model reads the features its records report: 4 copies below 10 instructions, else 2.
+# The model reads the features of the table: 4 copies below 10 statements, else 2.
 chosen = collections.Counter()
 for source in sources:
     label = f"{source.name} -O2 sized model"
     records, messages, _ = compile_verified(source, f"sized-{source.stem}", ["-O2"], model=SIZED)
-    check_model_records(label, records, messages, source, {row["id"] for row in rows_of[source]})
+    check_model_records(label, records, messages, rows_of[source])
+    stmts = {row["id"]: row["features"]["stmts"] for row in rows_of[source]}
     for record in records:
         chosen[record["requested"]] += 1
-        failures.check(record["requested"] == (4 if record["rtl"]["insns"] < 10 else 2),
-                       f"{label}: {record['rtl']['insns']} instructions, factor "
-                       f"{record['requested']}")
+        if record["id"] in stmts:
+            failures.check(record["requested"] == (4 if stmts[record["id"]] < 10 else 2),
+                           f"{label}: loop {record['id']} of {stmts[record['id']]} statements,"
+                           f" factor {record['requested']}")
 failures.check(chosen[2] and chosen[4], f"sized model: factors chosen {dict(chosen)}: the "
                "corpus no longer has loops on both sides of the threshold")
+
+# The factor inputs read the table's stmts and trip count (computed without table=), whether or
+# not the features line names them too.
+chosen = collections.Counter()
+for source in sources:
+    features = {row["id"]: row["features"] for row in rows_of[source]}
+    for variant, model in INPUTS.items():
+        label = f"{source.name} -O2 factor inputs model ({variant})"
+        records, messages, _ = compile_verified(source, f"inputs-{variant}-{source.stem}", ["-O2"],
+                                                model=model)
+        check_model_records(label, records, messages, rows_of[source])
+        wrong = []
+        for record in records:
+            if record["id"] not in features:
+                continue
+            mine = features[record["id"]]
+            expected = inputs_choice(mine)
+            if variant == "full":
+                chosen[(mine["niter"] >= 0, expected)] += 1
+            if record["requested"] != expected:
+                wrong.append(f"{record['id']} (stmts {mine['stmts']}, niter {mine['niter']}): "
+                             f"{record['requested']}, not {expected}")
+        failures.check(not wrong, f"{label}: factors other than the model's: {wrong}")
+failures.check(len({factor for _, factor in chosen}) == 3 and
+               {(False, 2), (True, 4)} <= set(chosen),
+               f"factor inputs model: (constant count, factor) chosen {dict(chosen)}: the corpus "
+               "no longer tells every input apart")
 
 # --- b. Loops something else names are left alone.
 named_source = write("named.c", """/* One innermost loop per function, each named another way (or
@@ -216,19 +300,17 @@ by_id = collections.defaultdict(list)
 for record in records:
     by_id[record["id"]].append(record)
 for function, factor in named.items():
-    row = named_rows[function]
-    mine = by_id[row["id"]]
+    mine = by_id[named_rows[function]["id"]]
     failures.check([(r.get("by"), r["requested"], r["applied"]) for r in mine] ==
                    [(None, factor, max(factor, 1))],
                    f"named.c {function} named with factor {factor}: records {mine}")
 model_records = [r for r in records if r.get("by") == "model"]
-unnamed = named_rows["unnamed"]
-failures.check([(r["id"], r["requested"], r["applied"], place(r)) for r in model_records] ==
-               [(unnamed["id"], 4, 4, (unnamed["line"], unnamed["column"]))],
+unnamed, pragma = named_rows["unnamed"], named_rows["by_pragma"]
+failures.check([(r["id"], r["requested"], r["applied"]) for r in model_records] ==
+               [(unnamed["id"], 4, 4)],
                f"named.c: the model should set exactly the unnamed loop: {model_records}")
-pragma = named_rows["by_pragma"]
-failures.check(not any(place(r)[0] == pragma["line"] for r in model_records),
-               "named.c: a model record for the loop under #pragma GCC unroll")
+failures.check(not by_id[pragma["id"]],
+               f"named.c: a record for the loop under #pragma GCC unroll: {by_id[pragma['id']]}")
 expected = collections.Counter({(unnamed["line"], unnamed["column"], 4): 1,
                                 (pragma["line"], pragma["column"], 2): 1,
                                 (named_rows["by_profile_two"]["line"],
@@ -263,7 +345,7 @@ for (source, level, how), model_records, same, difference in lib.parallel(every_
                                                                           cases):
     label = f"{source.name} {level} every loop named ({how})"
     failures.check(not model_records, f"{label}: the model set "
-                   f"{[(r['location'], r['id'], r['requested']) for r in model_records]}")
+                   f"{[(r['id'], r['requested']) for r in model_records]}")
     failures.check(same, f"{label}: the model changed the code ({difference})")
 
 # Two loops at one place (two instantiations of a template): naming one leaves the other to
@@ -277,12 +359,12 @@ failures.check(len(dots) == 2 and (dots[0]["line"], dots[0]["column"]) ==
 for named_dot, other in (dots, dots[::-1]) if len(dots) == 2 else ():
     records, _, _ = compile_verified(templates, f"dot-{named_dot['id']}", ["-O2"], model=FOUR,
                                      unroll=f"{named_dot['id']}:0")
-    at_place = [(r["id"], r["requested"]) for r in records if r.get("by") == "model" and
-                place(r) == (other["line"], other["column"])]
-    failures.check(at_place == [(other["id"], 4)],
-                   f"templates.cc: {named_dot['function']} named 0, the model's records at "
-                   f"{other['line']}:{other['column']} are {at_place}, expected "
-                   f"{other['function']}'s: {[(other['id'], 4)]}")
+    at_place = [(r["id"], r.get("by"), r["requested"]) for r in records
+                if r["id"] in (named_dot["id"], other["id"])]
+    expected = [(named_dot["id"], None, 0), (other["id"], "model", 4)]
+    failures.check(sorted(at_place) == sorted(expected),
+                   f"templates.cc: {named_dot['function']} named 0, the records of the two "
+                   f"dot<> loops are {at_place}, expected {expected}")
 
 
 # --- c. What the model picks never changes what a program computes.
@@ -320,7 +402,8 @@ for source in sources:
             if factor != 1 or "-funroll-loops" in level:  # else GCC unrolls nothing either
                 failures.check(text != plain_text, f"{label}: same code as without the model")
 
-# --- d. A model keeping GCC's choice: byte-identical objects.
+# --- d. A model keeping GCC's choice: byte-identical objects (computing trip counts for the
+# model reads the loops and changes nothing), a record requesting 0 for every loop.
 NEUTRAL_LEVELS = [["-O2"], ["-O3"], ["-O2", "-g", "-gno-record-gcc-switches"],
                   ["-O2", "-funroll-loops"]]
 first_innermost = {s: next(r["id"] for r in rows_of[s] if r["features"]["inner"] == 0)
@@ -345,9 +428,7 @@ def keeps(case):
                                     lib.plugin_flags(args.plugin, **keys), modelled,
                                     NEUTRAL_LEVELS[level] +
                                     lib.plugin_flags(args.plugin, **model_keys))
-    records = [json.loads(line) for line in verify.read_text().splitlines()] \
-        if verify.exists() else []
-    return case, difference, records
+    return case, difference, read_records(verify)
 
 
 cases = [(s, level, model, mode) for s in sources for level in range(len(NEUTRAL_LEVELS))
@@ -356,12 +437,23 @@ for (source, level, model, mode), difference, records in lib.parallel(keeps, cas
     label = f"{source.name} {' '.join(NEUTRAL_LEVELS[level])} {model} model ({mode})"
     failures.check(difference is None, f"{label}: code changed ({difference})")
     by_model = [r for r in records if r.get("by") == "model"]
-    # The model chose 0 everywhere; and it did run, unless its only loop left was the named one.
-    failures.check(all(r["requested"] == 0 for r in by_model) and (by_model or mode != "verify"),
-                   f"{label}: model records {by_model}")
+    failures.check(all(r["requested"] == 0 for r in by_model), f"{label}: model records "
+                   f"requesting a factor: {[r for r in by_model if r['requested']]}")
+    if mode == "bare":
+        continue
+    # The model decided every loop but the one unroll= names, and only those.
+    expected = {r["id"] for r in rows_of[source]} - \
+        ({first_innermost[source]} if mode == "named" else set())
+    failures.check(sorted(r["id"] for r in by_model) == sorted(expected),
+                   f"{label}: model records for {sorted(r['id'] for r in by_model)}, expected "
+                   f"one for each of {sorted(expected)}")
+    others = [(r["id"], r["requested"]) for r in records if r.get("by") != "model"]
+    failures.check(others == ([(first_innermost[source], 4)] if mode == "named" else []),
+                   f"{label}: records not by the model: {others}")
 
 # --- e. Malformed models.
-HEAD = "looprace-model 1\n# a comment\nfeatures rtl_insns factor\nfactors 0 4\nbase 0\n"
+HEAD = "looprace-model 1\n# a comment\nfeatures stmts factor\nfactors 0 4\nbase 0\n"
+RANGE_OF = "range of '%s', which is not a loop feature of the features line"
 missing = work / "absent.model"
 CASES = [
     ("wrong magic", write("magic.model", "looprace-profile 1\n" + HEAD[17:] + "tree\nleaf 0 0\n"),
@@ -370,11 +462,33 @@ CASES = [
      ":2: not a looprace model"),
     ("bad version", write("version.model", HEAD.replace("model 1", "model 2")),
      ":1: unsupported model version"),
-    ("unknown feature", write("feature.model", HEAD.replace("rtl_insns", "rtl_insns rtl_bogus") +
-                              "tree\nleaf 0 0\n"), ":3: unknown feature 'rtl_bogus'"),
+    ("unknown feature", write("feature.model", HEAD.replace("stmts", "stmts bogus") +
+                              "tree\nleaf 0 0\n"), ":3: unknown feature 'bogus'"),
+    ("an RTL feature", write("rtl.model", HEAD.replace("stmts", "stmts rtl_insns") +
+                             "tree\nleaf 0 0\n"), ":3: unknown feature 'rtl_insns'"),
+    ("the RTL factor input", write("unrolled.model", HEAD.replace("stmts", "unrolled_insns") +
+                                   "tree\nleaf 0 0\n"), ":3: unknown feature 'unrolled_insns'"),
+    ("a factor input without its source", write("bare.model", FACTOR_INPUTS % ""),
+     ":2: 'unrolled_stmts' is computed from 'stmts'"),
     ("no factor feature", write("nofactor.model", HEAD.replace(" factor\n", "\n")),
      ":3: the features line must name 'factor'"),
     ("bad factor", write("factor.model", HEAD.replace("0 4", "0 17")), ":4: bad factor '17'"),
+    ("range of an unknown name", write("range-unknown.model",
+                                       HEAD + "range bogus 0 1\ntree\nleaf 0 0\n"),
+     ":6: " + RANGE_OF % "bogus"),
+    ("range of a feature not on the features line", write(
+        "range-absent.model", HEAD + "range calls 0 0\ntree\nleaf 0 0\n"),
+     ":6: " + RANGE_OF % "calls"),
+    ("range of a factor input", write("range-factor.model",
+                                      HEAD + "range factor 0 4\ntree\nleaf 0 0\n"),
+     ":6: " + RANGE_OF % "factor"),
+    ("range before the features line", write(
+        "range-early.model", HEAD.replace("# a comment", "range stmts 0 10") + "tree\nleaf 0 0\n"),
+     ":2: " + RANGE_OF % "stmts"),
+    ("range LO > HI", write("range-order.model", HEAD + "range stmts 10 3\ntree\nleaf 0 0\n"),
+     ":6: expected 'range NAME LO HI' with LO <= HI"),
+    ("range without HI", write("range-short.model", HEAD + "range stmts 3\ntree\nleaf 0 0\n"),
+     ":6: expected 'range NAME LO HI' with LO <= HI"),
     ("bad child id", write("child.model", HEAD + "tree\nsplit 0 1 3.5 0 2 1\nleaf 1 0\n"),
      ":7: bad child ids"),
     ("bad feature index", write("index.model", HEAD + "tree\nsplit 0 2 3.5 1 2 1\n"),
@@ -390,6 +504,8 @@ CASES = [
     ("no tree", write("notree.model", HEAD), ":5: no tree"),
     ("header after a tree", write("late.model", HEAD + "tree\nleaf 0 0\nbase 1\n"),
      ":8: 'base' after the first tree"),
+    ("range after a tree", write("late-range.model", HEAD + "tree\nleaf 0 0\nrange stmts 0 1\n"),
+     ":8: 'range' after the first tree"),
     ("bad leaf value", write("badleaf.model", HEAD + "tree\nleaf 0 nan\n"), ":7: bad leaf value"),
     ("empty file", write("empty.model", ""), ":1: empty model"),
     ("too large", "/dev/zero", "model '/dev/zero' is larger than 64 MiB: not a looprace model"),
@@ -410,32 +526,37 @@ for description, path, expected in CASES:
                    f"{label}: diagnostic lacks {expected!r}:\n{text}")
     failures.check("internal compiler error" not in text, f"{label}: ICE\n{text}")
 
-# --- f. Under -flto the model given at link time sets the factors there.
+# --- f. Under -flto the model given at compile time sets the factors; the plugin given at link
+# time applies them, as it does a profile's.
 kernels = args.corpus / "kernels.c"
 
 
-def lto_build(name, compile_keys, link_keys):
-    """An LTO executable of kernels.c; returns (its .text, link -fopt-info, its output)."""
+def lto_build(name, compile_keys):
+    """An LTO executable of kernels.c, the plugin at link time with no argument; returns (its
+    .text, link -fopt-info, its output)."""
     obj, exe = work / f"{name}.o", work / name
     lib.compile_object(kernels, obj, ["-O2", "-flto"] +
                        lib.plugin_flags(args.plugin, **compile_keys), args.corpus)
     result = lib.run(["gcc", "-O2", "-flto", "-fopt-info-loop-optimized", str(obj), "-o",
-                      str(exe)] + lib.plugin_flags(args.plugin, **link_keys))
+                      str(exe)] + lib.plugin_flags(args.plugin))
     return text_section(exe), unrolled(result.stderr, kernels), lib.run([str(exe)]).stdout
 
 
-link_verify = work / "lto-link.jsonl"
-link_verify.unlink(missing_ok=True)
-modelled, messages, output = lto_build("lto-model", {"model": FOUR},
-                                       {"model": FOUR, "verify": link_verify})
-unroll_text, _, _ = lto_build("lto-unroll4", {"unroll": "*:4"}, {})
-plain_text, plain_messages, plain_output = lto_build("lto-plain", {"model": FOUR}, {})
-failures.check(modelled == unroll_text, "-flto: model 4 at link != unroll=*:4")
-failures.check(modelled != plain_text and messages and not plain_messages,
-               "-flto: the model at link time changed nothing")
+compile_verify = work / "lto-compile.jsonl"
+compile_verify.unlink(missing_ok=True)
+modelled, messages, output = lto_build("lto-model", {"model": FOUR, "verify": compile_verify})
+unroll_text, unroll_messages, _ = lto_build("lto-unroll4", {"unroll": "*:4"})
+plain_text, plain_messages, plain_output = lto_build("lto-plain", {})
+failures.check(modelled == unroll_text and messages == unroll_messages,
+               f"-flto: model 4 at compile time != unroll=*:4 (-fopt-info {sorted(messages)}, "
+               f"{sorted(unroll_messages)})")
+failures.check(modelled != plain_text and any(c == 4 for _, _, c in messages) and
+               not plain_messages, "-flto: the model at compile time changed nothing")
 failures.check(output == plain_output, "-flto: the model changed the program's output")
-records = [json.loads(line) for line in link_verify.read_text().splitlines()] \
-    if link_verify.exists() else []
-check_model_records("-flto link", records, messages, kernels, {""})
-failures.check(all(r["requested"] == 4 for r in records), "-flto link: requested not 4")
+# The compile step decided every loop (GCC's RTL runs at link time: applied is not known).
+records = read_records(compile_verify)
+failures.check(sorted(r["id"] for r in records) == sorted(r["id"] for r in rows_of[kernels]) and
+               all(r.get("by") == "model" and r["requested"] == 4 for r in records),
+               f"-flto compile step: verify records {records}, expected one by the model "
+               "requesting 4 for each loop of the table")
 failures.finish("model application")

@@ -12,12 +12,12 @@ namespace lm = looprace::model;
 
 namespace {
 
-// One tree on `rtl_insns` (index 0) and `factor` (index 1): factor < 3.5 predicts 0.10;
-// otherwise rtl_insns < 20 predicts -0.20 and larger bodies 0.05.
+// One tree on `stmts` (index 0) and `factor` (index 1): factor < 3.5 predicts 0.10;
+// otherwise stmts < 20 predicts -0.20 and larger bodies 0.05.
 const char* const kModel =
     "looprace-model 1\n"
     "# by hand\n"
-    "features rtl_insns factor\n"
+    "features stmts factor\n"
     "factors 0 1 2 4 8\n"
     "keep-default-within 0.01\n"
     "base 0.5\n"
@@ -45,7 +45,7 @@ lm::ParseError parse_error(const std::string& text) {
 
 TEST(ModelGrammar, ReadsEveryPart) {
   lm::Model model = parse_ok(kModel);
-  EXPECT_EQ(model.features, (std::vector<std::string>{"rtl_insns", "factor"}));
+  EXPECT_EQ(model.features, (std::vector<std::string>{"stmts", "factor"}));
   EXPECT_EQ(model.features_line, 3);
   EXPECT_EQ(model.factor_index(), 1);
   EXPECT_EQ(model.factors, (std::vector<int>{0, 1, 2, 4, 8}));
@@ -87,6 +87,34 @@ TEST(ModelGrammar, KeepsGccsChoiceUnlessAnotherIsFasterByTheMargin) {
   EXPECT_EQ(lm::choose_factor(model, {10, 0}), 8);
 }
 
+TEST(ModelGrammar, KeepsGccsChoiceForALoopOutsideItsRanges) {
+  lm::Model model = parse_ok(std::string(kModel) + "");
+  ASSERT_TRUE(model.ranges.empty());
+  std::string text = kModel;
+  text.insert(text.find("tree\n"), "range stmts 4 40\n");
+  model = parse_ok(text);
+  ASSERT_EQ(model.ranges.size(), 1u);
+  EXPECT_EQ(lm::choose_factor(model, {10, 0}), 4);
+  EXPECT_EQ(lm::choose_factor(model, {41, 0}), 0);   // above: never seen, never changed
+  EXPECT_EQ(lm::choose_factor(model, {3, 0}), 0);    // below
+  EXPECT_EQ(lm::choose_factor(model, {NAN, 0}), 0);  // unknown
+  EXPECT_EQ(lm::format_model(parse_ok(lm::format_model(model))), lm::format_model(model));
+}
+
+TEST(ModelGrammar, FillsTheFactorInputsFromStmtsAndNiter) {
+  lm::Model model;
+  model.features = {"stmts",          "niter",          "factor",
+                    "unrolled_stmts", "trip_remainder", "trip_per_copy"};
+  std::vector<float> row = {10, 9, 0, 0, 0, 0};  // 10 iterations
+  lm::set_factor_inputs(model, row, 4);
+  EXPECT_EQ(row, (std::vector<float>{10, 9, 4, 40, 2, 2}));
+  lm::set_factor_inputs(model, row, 0);  // 0 and 1: one copy
+  EXPECT_EQ(row, (std::vector<float>{10, 9, 0, 10, 0, 10}));
+  row[1] = -1;  // not constant
+  lm::set_factor_inputs(model, row, 8);
+  EXPECT_EQ(row, (std::vector<float>{10, -1, 8, 80, -1, -1}));
+}
+
 TEST(ModelGrammar, RoundTripsThroughFormat) {
   lm::Model model = parse_ok(kModel);
   model.trees[0].nodes[4].value = 0.123456789f;
@@ -114,7 +142,7 @@ TEST(ModelGrammar, ReportsEveryMalformedInputWithItsLine) {
       {"", 1, "empty model"},
       {"looprace-profile 1\n", 1, "not a looprace model"},
       {"looprace-model 2\n", 1, "unsupported model version"},
-      {with("features rtl_insns factor", "features rtl_insns"), 3, "must name 'factor'"},
+      {with("features stmts factor", "features stmts"), 3, "must name 'factor'"},
       {with("factors 0 1 2 4 8", "factors 0 17"), 4, "bad factor '17'"},
       {with("keep-default-within 0.01", "keep-default-within -1"), 5, "M >= 0"},
       {with("base 0.5", "base nan"), 6, "expected 'base B'"},
@@ -128,6 +156,10 @@ TEST(ModelGrammar, ReportsEveryMalformedInputWithItsLine) {
       {with("split 0 1 3.5 1 2 1", "split 0 1 3.5 1 9 1"), 12, "points past"},
       {with("tree\n", "tree\nbase 1\n"), 8, "after the first tree"},
       {with("tree\n", ""), 7, "before the first 'tree'"},
+      {with("base 0.5", "range stmts 5 1"), 6, "LO <= HI"},
+      {with("features stmts factor", "features factor unrolled_stmts"), 3, "computed from 'stmts'"},
+      {with("base 0.5", "range factor 0 16"), 6, "not a loop feature"},
+      {with("base 0.5", "range niter 0 16"), 6, "not a loop feature"},
       {with("leaf 4 0.05\n", "leaf 4 0.05\ntree\n"), 13, "empty tree"},
       {with("factors 0 1 2 4 8\n", ""), 11, "missing the 'factors' line"},
   };
