@@ -6,15 +6,75 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
+#include "build/toolchain.h"
 #include "cli/commands.h"
 #include "cli/progress_line.h"
+#include "cluster/sharded_race.h"
+#include "cluster/slurm.h"
 #include "looprace_version.h"
 #include "race/race.h"
 
 namespace looprace::cli {
 namespace {
+
+// Where a race runs: here, or sharded over a Slurm cluster.
+struct ClusterOptions {
+  bool slurm = false;
+  std::vector<std::string> sbatch_args;
+  unsigned per_task = 1;
+  std::filesystem::path shards;
+  bool mixed_nodes = false;
+};
+
+// The options that choose loops or name this race's own files, and those of the cluster: a
+// task gets every other argument of the command line, and its own loops and files.
+const std::set<std::string> kNotForTasks = {"--loop",       "--hot",      "--coverage", "--budget",
+                                            "--min-share",  "--store",    "--profile",  "--workdir",
+                                            "--sbatch-arg", "--per-task", "--shards"};
+const std::set<std::string> kFlagsNotForTasks = {"--slurm", "--mixed-nodes", "--together",
+                                                 "--force"};
+
+// The `looprace race` arguments each task of a sharded race gets.
+std::vector<std::string> task_arguments(const std::vector<std::string>& command_line) {
+  std::vector<std::string> args;
+  for (std::size_t i = 2; i < command_line.size(); ++i) {  // after "looprace race"
+    const std::string& arg = command_line[i];
+    const std::string name = arg.substr(0, arg.find('='));
+    if (kFlagsNotForTasks.count(name)) continue;
+    if (kNotForTasks.count(name)) {
+      if (name == arg) ++i;  // its value is the next argument
+      continue;
+    }
+    args.push_back(arg);
+  }
+  return args;
+}
+
+// Races over Slurm, showing where the tasks stand.
+race::RaceSummary race_on_slurm(const race::RaceOptions& race, const ClusterOptions& cluster,
+                                ProgressLine& progress) {
+  cluster::ShardedRaceOptions o;
+  o.race = race;
+  o.task_arguments = task_arguments(command_line());
+  o.looprace = build::current_executable();
+  o.scheduler_args = cluster.sbatch_args;
+  o.loops_per_task = cluster.per_task;
+  o.shards = cluster.shards;
+  o.mixed_nodes = cluster.mixed_nodes;
+  cluster::Slurm slurm;
+  return cluster::run_sharded_race(
+      o, slurm, [&](const race::RaceProgress& p) { progress.update(p); },
+      [&](const cluster::ShardProgress& p) {
+        std::fprintf(stderr,
+                     "\rslurm job %s: %zu loop(s): %zu decided, %zu running%s%s, %zu queued, %zu "
+                     "failed   ",
+                     p.job.c_str(), p.loops, p.decided, p.running, p.nodes.empty() ? "" : " on ",
+                     fmt::format("{}", fmt::join(p.nodes, ",")).c_str(), p.queued, p.failed);
+      });
+}
 
 std::string describe_speedup(const plans::LoopDecision& d) {
   const plans::SpeedupEvidence& evidence = d.speedup;
@@ -215,6 +275,24 @@ void add_race_command(CLI::App& app) {
   cmd->add_option("--seed", options->seed, "Seed of the run order and layouts")
       ->capture_default_str();
   cmd->add_flag("--force", options->force, "Use a store of another program or machine anyway");
+  auto cluster = std::make_shared<ClusterOptions>();
+  auto* slurm = cmd->add_flag("--slurm", cluster->slurm,
+                              "Race on a Slurm cluster: one job array task per loop (or per "
+                              "--per-task loops), each into its own store, merged here");
+  cmd->add_option("--sbatch-arg", cluster->sbatch_args,
+                  "An sbatch argument for the tasks, as --sbatch-arg=--exclusive or "
+                  "--sbatch-arg=--constraint=skylake; repeatable")
+      ->needs(slurm);
+  cmd->add_option("--per-task", cluster->per_task, "Loops per Slurm task")
+      ->check(CLI::Range(1u, 1000u))
+      ->needs(slurm);
+  cmd->add_option("--shards", cluster->shards,
+                  "Where the tasks' stores, scripts and outputs go (default: <store>.shards; on a "
+                  "file system every node shares)")
+      ->needs(slurm);
+  cmd->add_flag("--mixed-nodes", cluster->mixed_nodes,
+                "Merge tasks raced on different kinds of machine (CPU model, compiler) anyway")
+      ->needs(slurm);
   cmd->footer(R"txt(Examples:
   # race the 3 hottest loops of a make project (builds run in $LOOPRACE_OUTDIR)
   looprace race --build 'make -B -C "$LOOPRACE_SRCDIR" CC="$LOOPRACE_CC" OUT="$LOOPRACE_OUTDIR"' \
@@ -225,8 +303,11 @@ void add_race_command(CLI::App& app) {
   # the 4 hottest loops in the same runs (about 4 times fewer runs than one after the other)
   looprace race --build 'make -B -C "$LOOPRACE_SRCDIR" CC="$LOOPRACE_CC" OUT="$LOOPRACE_OUTDIR"' \
                 --run '$LOOPRACE_OUTDIR/prog input.dat' --hot 4 --together
-Running the same command again resumes an interrupted race from the store.)txt");
-  cmd->callback([options, cmd] {
+  # the 20 hottest loops on a Slurm cluster, one exclusive node per loop
+  looprace race --build '...' --run '...' --hot 20 --slurm --sbatch-arg=--exclusive
+Running the same command again resumes an interrupted race from the store (with --slurm:
+resubmits only the tasks whose loops lack a decision).)txt");
+  cmd->callback([options, cmd, cluster] {
     // Alpha levels not given on the command line are the chosen plan's own (from replay).
     const bool control_given = cmd->count("--error-control") > 0;
     const plans::PlanOptions defaults = plans::default_options(
@@ -239,8 +320,12 @@ Running the same command again resumes an interrupted race from the store.)txt")
     options->command_line =
         "looprace race --build " + options->build_command + " --run " + options->run_command;
     ProgressLine progress(stderr);
+    if (cluster->slurm && (options->budget_seconds || options->together))
+      throw CLI::ValidationError("--slurm", "--budget and --together race on one machine");
     race::RaceSummary summary =
-        race::run_race(*options, [&](const race::RaceProgress& p) { progress.update(p); });
+        cluster->slurm
+            ? race_on_slurm(*options, *cluster, progress)
+            : race::run_race(*options, [&](const race::RaceProgress& p) { progress.update(p); });
     progress.finish();
     print_summary(summary);
   });

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "stats/entry_filter.h"
 
@@ -30,6 +31,10 @@ CLI::Validator one_of(const std::map<std::string, Value>& names) {
       },
       "");
 }
+
+// The command line as main() received it (for commands that pass parts of it on).
+void set_command_line(int argc, char** argv);
+const std::vector<std::string>& command_line();
 
 // Subcommands add themselves below; main() calls every one in this order.
 void add_version_command(CLI::App& app);

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
+  looprace::cli::set_command_line(argc, argv);
   CLI::App app{"looprace: pick each hot loop's unroll factor by racing the 17 variants"};
   app.require_subcommand(1);
   app.failure_message(CLI::FailureMessage::help);

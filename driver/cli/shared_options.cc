@@ -6,6 +6,17 @@
 
 namespace looprace::cli {
 
+namespace {
+std::vector<std::string>& arguments() {
+  static std::vector<std::string> list;
+  return list;
+}
+}  // namespace
+
+void set_command_line(int argc, char** argv) { arguments().assign(argv, argv + argc); }
+
+const std::vector<std::string>& command_line() { return arguments(); }
+
 void add_observation_option(CLI::App* cmd, stats::ObservationKind* kind) {
   cmd->add_option("--observation", *kind,
                   "raw: a loop's cycles summed over its entries in a run; filtered: with the "

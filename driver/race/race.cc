@@ -683,6 +683,11 @@ void Racer::write_profile(const LoopOutcome& o) {
   profile::update_profile_file(options_.profile, {e}, header);
 }
 
+std::vector<build::LoopRow> Racer::chosen_loops() {
+  prepare();
+  return choose_loops();
+}
+
 RaceSummary Racer::run() {
   prepare();
   std::vector<build::LoopRow> loops = choose_loops();
@@ -742,6 +747,12 @@ RaceSummary run_race(const RaceOptions& options,
                      const std::function<void(const RaceProgress&)>& progress) {
   detail::Racer racer(options, progress);
   return racer.run();
+}
+
+std::vector<build::LoopRow> choose_race_loops(
+    const RaceOptions& options, const std::function<void(const RaceProgress&)>& progress) {
+  detail::Racer racer(options, progress);
+  return racer.chosen_loops();
 }
 
 }  // namespace looprace::race

@@ -90,6 +90,11 @@ struct RaceSummary {
   double elapsed_seconds = 0;
 };
 
+// The loops a race of these options would race (baseline build, loop table, hotness stored in
+// the store as a race does), without racing them: how a sharded race plans its tasks.
+std::vector<build::LoopRow> choose_race_loops(
+    const RaceOptions& options, const std::function<void(const RaceProgress&)>& progress = {});
+
 // Runs the whole race; throws Error (or StoreError/ProfileError/build::Error) with a message
 // naming what is at fault. Everything measured before a failure stays in the store.
 RaceSummary run_race(const RaceOptions& options,

@@ -93,6 +93,8 @@ class Racer {
   Racer(const RaceOptions& options, const std::function<void(const RaceProgress&)>& progress)
       : options_(options), progress_(progress), start_(Clock::now()) {}
 
+  // The loops run() would race, chosen as it chooses them, without racing.
+  std::vector<build::LoopRow> chosen_loops();
   RaceSummary run();
 
  private:

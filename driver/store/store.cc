@@ -789,6 +789,13 @@ std::vector<plans::LoopDecision> Store::decisions(std::int64_t program) const {
   return out;
 }
 
+std::set<std::string> Store::decided_loops() const {
+  Statement q(db_, "SELECT DISTINCT loop FROM decisions");
+  std::set<std::string> loops;
+  while (q.step()) loops.insert(q.text(0));
+  return loops;
+}
+
 Store::MergeCounts Store::merge_from(const Store& other, bool force) {
   if (auto id = other.identity()) bind_identity(*id, force);
   MergeCounts counts;

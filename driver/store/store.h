@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -195,6 +196,8 @@ class Store {
                                               const std::string& plan) const;
   // Latest decision per loop.
   std::vector<plans::LoopDecision> decisions(std::int64_t program) const;
+  // Every loop with a decision, of any program of the store.
+  std::set<std::string> decided_loops() const;
 
   struct ProgramRow {
     std::int64_t id = 0;

@@ -1,0 +1,188 @@
+// Planning, submitting, following and merging the tasks of a sharded race.
+#include "cluster/sharded_race.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "cluster/slurm.h"
+#include "race/program.h"
+#include "store/store.h"
+
+namespace looprace::cluster {
+
+std::string machine_kind(const std::string& machine) {
+  std::size_t bar = machine.find(" | ");  // "hostname | cpu model | compiler"
+  return bar == std::string::npos ? machine : machine.substr(bar + 3);
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The tasks: loops in batches, in the order they were chosen (hottest first).
+struct ShardPlan {
+  std::vector<std::vector<std::string>> tasks;
+  std::string job;  // the last job that ran them
+};
+
+fs::path shard_dir(const ShardedRaceOptions& o) {
+  if (!o.shards.empty()) return fs::absolute(o.shards);
+  fs::path store = fs::absolute(o.race.store);
+  return store.parent_path() / (store.filename().string() + ".shards");
+}
+
+fs::path task_store(const fs::path& dir, std::size_t task) {
+  return dir / fmt::format("task-{}.db", task);
+}
+
+ShardPlan plan_tasks(const std::vector<build::LoopRow>& loops, unsigned per_task) {
+  ShardPlan plan;
+  for (std::size_t i = 0; i < loops.size(); ++i) {
+    if (i % per_task == 0) plan.tasks.emplace_back();
+    plan.tasks.back().push_back(loops[i].id);
+  }
+  return plan;
+}
+
+// The plan a previous run of this race left, when it races the same loops in the same tasks.
+void adopt_previous(const fs::path& file, ShardPlan& plan) {
+  std::ifstream in(file);
+  if (!in) return;
+  nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (json.is_object() && json.value("tasks", nlohmann::json()) == nlohmann::json(plan.tasks))
+    plan.job = json.value("job", "");
+}
+
+void save_plan(const fs::path& file, const ShardPlan& plan) {
+  std::ofstream out(file);
+  out << nlohmann::json{{"tasks", plan.tasks}, {"job", plan.job}}.dump(1) << "\n";
+  if (!out) throw race::Error("cannot write " + file.string());
+}
+
+// Writes task-<i>.sh for every task and the array job's script; returns the job script.
+fs::path write_scripts(const ShardedRaceOptions& o, const fs::path& dir, const ShardPlan& plan) {
+  for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
+    std::string command = "cd " + shell_quote(fs::current_path().string()) + " && exec " +
+                          shell_quote(fs::absolute(o.looprace).string()) + " race";
+    for (const std::string& arg : o.task_arguments) command += " " + shell_quote(arg);
+    for (const std::string& loop : plan.tasks[i]) command += " --loop " + loop;
+    // A resubmitted task may resume its store on another node (of the same kind: checked
+    // when the stores are merged).
+    command += " --force --store " + shell_quote(task_store(dir, i).string()) + " --profile " +
+               shell_quote((dir / fmt::format("task-{}.profile", i)).string()) + " --workdir " +
+               shell_quote((dir / fmt::format("work-{}", i)).string());
+    std::ofstream(dir / fmt::format("task-{}.sh", i)) << "#!/bin/sh\n" << command << "\n";
+  }
+  fs::path job = dir / "job.sh";
+  std::ofstream(job) << "#!/bin/sh\n# one looprace race per array task\nexec /bin/sh "
+                     << shell_quote(dir.string()) << "/task-$SLURM_ARRAY_TASK_ID.sh\n";
+  return job;
+}
+
+// The loops of a task its store has decided.
+std::size_t decided_in(const fs::path& store, const std::vector<std::string>& loops) {
+  if (!fs::exists(store)) return 0;
+  std::set<std::string> decided = store::Store::open(store, /*create=*/false).decided_loops();
+  std::size_t n = 0;
+  for (const std::string& loop : loops) n += decided.count(loop);
+  return n;
+}
+
+// Follows the job until the scheduler holds none of its tasks; the tasks left undecided.
+std::vector<std::size_t> follow(const ShardedRaceOptions& o, Scheduler& scheduler,
+                                const fs::path& dir, const ShardPlan& plan,
+                                const std::function<void(const ShardProgress&)>& progress) {
+  while (true) {
+    std::map<int, TaskState> held;
+    if (!plan.job.empty())
+      for (const TaskState& t : scheduler.tasks(plan.job)) held[t.task] = t;
+    ShardProgress p;
+    p.job = plan.job;
+    std::vector<std::size_t> undecided;
+    for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
+      const std::size_t decided = decided_in(task_store(dir, i), plan.tasks[i]);
+      p.loops += plan.tasks[i].size();
+      p.decided += decided;
+      auto state = held.find(static_cast<int>(i));
+      if (decided == plan.tasks[i].size()) continue;
+      if (state == held.end()) {
+        p.failed += plan.tasks[i].size() - decided;
+        undecided.push_back(i);
+      } else if (state->second.state == "PENDING") {
+        p.queued += plan.tasks[i].size() - decided;
+      } else {
+        p.running += plan.tasks[i].size() - decided;
+        p.nodes.push_back(state->second.node);
+      }
+    }
+    if (progress) progress(p);
+    if (held.empty()) return undecided;
+    std::this_thread::sleep_for(o.poll);
+  }
+}
+
+// Merges every task's store into the race's; refuses stores of other kinds of machine.
+void merge_tasks(const ShardedRaceOptions& o, const fs::path& dir, const ShardPlan& plan) {
+  store::Store target = store::Store::open(o.race.store);
+  const std::string kind = target.identity() ? machine_kind(target.identity()->machine) : "";
+  for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
+    if (!fs::exists(task_store(dir, i))) continue;
+    store::Store shard = store::Store::open(task_store(dir, i), /*create=*/false);
+    auto id = shard.identity();
+    if (id && !kind.empty() && machine_kind(id->machine) != kind && !o.mixed_nodes)
+      throw race::Error(fmt::format(
+          "{} was raced on another kind of machine ({}) than this race's ({}): decisions are "
+          "made on one kind (--sbatch-arg --constraint=... picks nodes; --mixed-nodes merges "
+          "anyway)",
+          task_store(dir, i).string(), machine_kind(id->machine), kind));
+    // The identity differs by host name only (checked above): merge regardless.
+    target.merge_from(shard, /*force=*/true);
+  }
+}
+
+}  // namespace
+
+race::RaceSummary run_sharded_race(
+    const ShardedRaceOptions& o, Scheduler& scheduler,
+    const std::function<void(const race::RaceProgress&)>& race_progress,
+    const std::function<void(const ShardProgress&)>& shard_progress) {
+  const std::vector<build::LoopRow> loops = race::choose_race_loops(o.race, race_progress);
+  const fs::path dir = shard_dir(o);
+  fs::create_directories(dir);
+  ShardPlan plan = plan_tasks(loops, std::max(1u, o.loops_per_task));
+  adopt_previous(dir / "plan.json", plan);
+  const fs::path job_script = write_scripts(o, dir, plan);
+
+  // Tasks still held by the scheduler go on; the others with undecided loops are (re)submitted.
+  std::vector<std::size_t> resubmit = follow(o, scheduler, dir, plan, {});
+  if (!resubmit.empty()) {
+    plan.job = scheduler.submit(job_script, {resubmit.begin(), resubmit.end()}, o.scheduler_args,
+                                dir / "task-%a.out");
+  }
+  save_plan(dir / "plan.json", plan);
+  std::vector<std::size_t> failed = follow(o, scheduler, dir, plan, shard_progress);
+  merge_tasks(o, dir, plan);
+  if (!failed.empty()) {
+    std::string which;
+    for (std::size_t i : failed)
+      which += fmt::format("\n  task {}: {}", i, (dir / fmt::format("task-{}.out", i)).string());
+    throw race::Error(fmt::format(
+        "{} task(s) of job {} ended with loops undecided (their decided loops are merged); run "
+        "the same command again to resubmit them:{}",
+        failed.size(), plan.job, which));
+  }
+  race::RaceOptions assemble = o.race;
+  assemble.loops.clear();
+  for (const auto& loop : loops) assemble.loops.push_back(loop.id);
+  assemble.hot.reset();
+  assemble.coverage.reset();
+  assemble.force = true;  // the tasks' stores carry their nodes' host names
+  return race::run_race(assemble, race_progress);
+}
+
+}  // namespace looprace::cluster
