@@ -5,6 +5,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "report/figures.h"
 #include "report/svg_chart.h"
@@ -231,6 +232,9 @@ void render_loop(std::string& out, const LoopReport& loop, std::size_t index, st
   if (loop.hotness_share)
     out += fmt::format("; {:.1f}% of the program's cycles", 100 * *loop.hotness_share);
   if (!loop.plan.empty()) out += fmt::format("; plan <code>{}</code>", escape_xml(loop.plan));
+  if (!loop.raced_on.empty())
+    out += fmt::format("; raced on <code>{}</code>",
+                       escape_xml(fmt::format("{}", fmt::join(loop.raced_on, ", "))));
   if (std::string base = loop.features.value("base", ""); !base.empty())
     out += fmt::format("; decided for a build with <code>{}</code>", escape_xml(base));
   out += ".</p>\n";

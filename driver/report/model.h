@@ -66,6 +66,7 @@ struct LoopReport {
   // observations are still shown.
   std::optional<plans::LoopDecision> decision;
   std::vector<std::string> warnings;  // e.g. stale id, factor not applied as requested
+  std::vector<std::string> raced_on;  // hosts that took its race runs (cluster nodes)
 };
 
 struct Report {

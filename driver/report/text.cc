@@ -1,6 +1,7 @@
 #include "report/text.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "report/figures.h"
 
@@ -22,6 +23,8 @@ void render_loop(std::string& out, const LoopReport& loop, std::size_t index, st
     out += fmt::format(", {:.1f}% of the program's cycles", 100 * *loop.hotness_share);
   out += "\n";
   if (!loop.plan.empty()) out += fmt::format("  plan: {}\n", loop.plan);
+  if (!loop.raced_on.empty())
+    out += fmt::format("  raced on: {}\n", fmt::join(loop.raced_on, ", "));
   if (std::string base = loop.features.value("base", ""); !base.empty())
     out += fmt::format("  base: {} (factor 0 is what GCC does with these flags)\n", base);
   out += fmt::format("  {:>6}  {:>10}  {:>23}  {:>7}  {}\n", "factor", "mean",

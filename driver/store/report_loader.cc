@@ -101,6 +101,7 @@ report::Report load_report(const Store& store, const std::vector<std::string>& s
       l.features = t->second.features;
     }
     if (auto s = shares.find(l.id); s != shares.end()) l.hotness_share = s->second;
+    l.raced_on = store.race_hosts(program.id, l.id);
 
     const plans::LoopDecision* d = nullptr;
     if (auto it = decisions.find(l.id); it != decisions.end()) d = &it->second;

@@ -796,6 +796,18 @@ std::set<std::string> Store::decided_loops() const {
   return loops;
 }
 
+std::vector<std::string> Store::race_hosts(std::int64_t program, const std::string& loop_id) const {
+  Statement q(db_,
+              "SELECT DISTINCT json_extract(s.facts, '$.hostname') AS host FROM runs r JOIN "
+              "sessions s ON s.id = r.session WHERE r.program=? AND r.target_loop=? AND "
+              "r.kind='race' AND host IS NOT NULL ORDER BY host");
+  q.bind(1, program);
+  q.bind(2, loop_id);
+  std::vector<std::string> hosts;
+  while (q.step()) hosts.push_back(q.text(0));
+  return hosts;
+}
+
 Store::MergeCounts Store::merge_from(const Store& other, bool force) {
   if (auto id = other.identity()) bind_identity(*id, force);
   MergeCounts counts;

@@ -198,6 +198,8 @@ class Store {
   std::vector<plans::LoopDecision> decisions(std::int64_t program) const;
   // Every loop with a decision, of any program of the store.
   std::set<std::string> decided_loops() const;
+  // The hosts whose sessions took race runs of the loop (sessions' `hostname` fact), sorted.
+  std::vector<std::string> race_hosts(std::int64_t program, const std::string& loop_id) const;
 
   struct ProgramRow {
     std::int64_t id = 0;
