@@ -60,12 +60,6 @@ inline bool is_factor_input(std::string_view name) {
     if (name == input) return true;
   return false;
 }
-
-inline bool is_loop_feature(std::string_view name) {
-  for (std::string_view feature : kLoopFeatures)
-    if (name == feature) return true;
-  return false;
-}
 // Bounds that keep a hostile file from exhausting memory (a trained model is far below them).
 inline constexpr std::size_t kMaxNodesPerTree = 1 << 16;
 inline constexpr std::size_t kMaxFeatures = 256;
@@ -257,10 +251,7 @@ inline ParseResult parse(std::string_view text) {
   std::size_t start = 0;
   auto error = [&](std::string message) { return ParseError{std::move(message), line_number}; };
   while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    start = end + 1;
+    std::string_view line = profile::detail::next_line(text, start);
     ++line_number;
     auto tokens = profile::detail::tokenize(line);
     if (tokens.empty()) {

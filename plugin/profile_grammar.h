@@ -104,6 +104,15 @@ inline std::vector<std::string_view> tokenize(std::string_view line) {
   return tokens;
 }
 
+// The line of text that starts at `start` (without its '\n'), moving start past it.
+inline std::string_view next_line(std::string_view text, std::size_t& start) {
+  std::size_t end = text.find('\n', start);
+  if (end == std::string_view::npos) end = text.size();
+  std::string_view line = text.substr(start, end - start);
+  start = end + 1;
+  return line;
+}
+
 }  // namespace detail
 
 // Escapes a name for one profile token (see the file comment).
@@ -228,10 +237,7 @@ inline ParseResult parse(std::string_view text) {
   int line_number = 0;
   std::size_t start = 0;
   while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    start = end + 1;
+    std::string_view line = detail::next_line(text, start);
     ++line_number;
 
     auto tokens = detail::tokenize(line);

@@ -5,7 +5,7 @@ namespace looprace {
 
 namespace {
 
-// Every feature by its key: the one list the JSON and the model inputs are read from.
+// Every feature by its key, as verify records name them.
 struct Field {
   const char* key;
   long long RtlFeatures::*member;
@@ -109,15 +109,6 @@ nlohmann::ordered_json rtl_json(const RtlFeatures& features) {
   nlohmann::ordered_json json = nlohmann::ordered_json::object();
   for (const Field& field : kFields) json[field.key] = features.*field.member;
   return json;
-}
-
-std::optional<float> rtl_feature(const RtlFeatures& features, std::string_view name) {
-  constexpr std::string_view kPrefix = "rtl_";
-  if (name.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
-  name.remove_prefix(kPrefix.size());
-  for (const Field& field : kFields)
-    if (name == field.key) return static_cast<float>(features.*field.member);
-  return std::nullopt;
 }
 
 }  // namespace looprace

@@ -48,9 +48,6 @@ RtlLoop describe_rtl_loop(class loop* loop);
 // The features as the JSON object of a verify record, keys without the `rtl_` prefix.
 nlohmann::ordered_json rtl_json(const RtlFeatures& features);
 
-// The value of a model input named `rtl_<key>`; nullopt for a name that is not one.
-std::optional<float> rtl_feature(const RtlFeatures& features, std::string_view name);
-
 }  // namespace looprace
 
 #endif  // LOOPRACE_PLUGIN_RTL_FEATURES_H

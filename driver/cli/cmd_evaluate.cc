@@ -20,13 +20,6 @@ struct EvaluateOptions {
   stats::ObservationKind observation = stats::ObservationKind::kFiltered;
 };
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-
 void evaluate(const EvaluateOptions& options) {
   std::vector<learn::LoopExample> examples = load_examples(options.datasets, options.observation);
   const std::size_t programs = learn::programs_of(examples).size();
@@ -38,8 +31,8 @@ void evaluate(const EvaluateOptions& options) {
       });
   fmt::print(stderr, "\n");
   fmt::print("{}", learn::evaluation_text(evaluation));
-  if (!options.json.empty()) write_file(options.json, learn::evaluation_json(evaluation));
-  if (!options.html.empty()) write_file(options.html, learn::evaluation_html(evaluation));
+  if (!options.json.empty()) write_text_file(options.json, learn::evaluation_json(evaluation));
+  if (!options.html.empty()) write_text_file(options.html, learn::evaluation_html(evaluation));
 }
 
 }  // namespace

@@ -49,10 +49,7 @@ void add_export_command(CLI::App& app) {
       std::fputs(text.c_str(), stdout);
       return;
     }
-    std::ofstream out(options->output, std::ios::binary);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error("cannot write " + options->output.string());
+    write_text_file(options->output, text);
   });
 }
 

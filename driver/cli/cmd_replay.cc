@@ -291,11 +291,6 @@ std::string sensitivity_figure(const std::vector<Setting>& settings, const std::
   return chart.render();
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out || !(out << text)) throw std::runtime_error(path + ": cannot write");
-}
-
 void print_table(const std::vector<Setting>& settings, const plans::Dataset& data,
                  std::size_t single_version, const ReplayCommandOptions& o, std::size_t cap) {
   std::printf(
@@ -440,12 +435,12 @@ void add_replay_command(CLI::App& app) {
     if (!o->csv_out.empty()) write_csv(o->csv_out, settings);
     if (!o->svg_prefix.empty()) {
       const std::vector<const Setting*> variants = variants_of(settings);
-      write_file(o->svg_prefix + "-failure.svg",
-                 failure_figure(settings, labels_of(variants), o->target));
+      write_text_file(o->svg_prefix + "-failure.svg",
+                      failure_figure(settings, labels_of(variants), o->target));
       for (const Setting* variant : variants)
         if (plans::races_on_levels(variant->options.name))
-          write_file(fmt::format("{}-sensitivity-{}.svg", o->svg_prefix, variant->label),
-                     sensitivity_figure(settings, variant->label, *o));
+          write_text_file(fmt::format("{}-sensitivity-{}.svg", o->svg_prefix, variant->label),
+                          sensitivity_figure(settings, variant->label, *o));
     }
     if (!o->per_loop_csv.empty()) {
       std::ofstream out(o->per_loop_csv);
@@ -458,8 +453,8 @@ void add_replay_command(CLI::App& app) {
         // Store loops are named program/loop: one file per loop, no subdirectories.
         std::string name = loop.loop;
         std::replace(name.begin(), name.end(), '/', '_');
-        write_file(fmt::format("{}/{}.svg", o->per_loop_svg, name),
-                   report::replay_loop_figure(loop, settings.front().plan->describe()));
+        write_text_file(fmt::format("{}/{}.svg", o->per_loop_svg, name),
+                        report::replay_loop_figure(loop, settings.front().plan->describe()));
       }
     }
   });

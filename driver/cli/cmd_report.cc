@@ -22,13 +22,6 @@ struct ReportOptions {
   stats::ObservationKind observation = stats::ObservationKind::kRaw;
 };
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-
 }  // namespace
 
 void add_report_command(CLI::App& app) {
@@ -62,7 +55,7 @@ void add_report_command(CLI::App& app) {
       std::fputs(report::render_text(rep).c_str(), stdout);
     }
     if (!options->html.empty()) {
-      write_file(options->html, report::render_html(rep));
+      write_text_file(options->html, report::render_html(rep));
       std::fprintf(stderr, "looprace: wrote %s\n", options->html.c_str());
     }
   });

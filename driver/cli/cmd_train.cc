@@ -27,10 +27,7 @@ void train(const TrainOptions& options) {
       fmt::format("looprace train: {} loop(s) of {} program(s), {} rounds of depth {}, eta {}",
                   examples.size(), learn::programs_of(examples).size(), options.training.rounds,
                   options.training.max_depth, options.training.eta)};
-  std::ofstream out(options.output, std::ios::binary);
-  out << model::format_model(model);
-  out.close();
-  if (!out) throw std::runtime_error("cannot write " + options.output.string());
+  write_text_file(options.output, model::format_model(model));
 
   std::vector<const learn::LoopExample*> loops;
   for (const auto& loop : examples) loops.push_back(&loop);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,6 +14,8 @@ namespace looprace::cli {
 // --observation raw|filtered, the same option for race, replay, report and export; `kind`
 // holds the command's default.
 void add_observation_option(CLI::App* cmd, stats::ObservationKind* kind);
+// Writes text to path (replacing it); throws std::runtime_error "cannot write PATH".
+void write_text_file(const std::filesystem::path& path, const std::string& text);
 // Checks a time limit in seconds: a number above 0.
 CLI::Validator positive_seconds();
 // Turns one of `names` into its value (for an enum option), or says which names there are.

@@ -1,5 +1,7 @@
 // Options and checks several commands share.
 #include <cstdlib>
+#include <fstream>
+#include <stdexcept>
 #include <string>
 
 #include "cli/commands.h"
@@ -33,6 +35,13 @@ void add_observation_option(CLI::App* cmd, stats::ObservationKind* kind) {
           },
           ""))
       ->option_text(std::string("raw|filtered (default ") + stats::to_string(*kind) + ")");
+}
+
+void write_text_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
 CLI::Validator positive_seconds() {
