@@ -84,7 +84,7 @@ run::RunResult run_build_once(const Workspace& ws, const std::filesystem::path& 
   spec.pin_cpu = ws.pin_cpu;
   spec.layout_seed = layout_seed;
   spec.check_files = ws.check_files;
-  return run::execute_run(spec);
+  return ws.executor->run(spec);
 }
 
 Baseline build_baseline(const Workspace& ws) {
@@ -99,7 +99,7 @@ Baseline build_baseline(const Workspace& ws) {
   spec.table = table_file;
   spec.unroll = {{"all", 0}};
   spec.verify = verify_file;
-  auto result = build::run_build(build_job(ws, spec, baseline.dir, "baseline"));
+  auto result = ws.executor->build_one(build_job(ws, spec, baseline.dir, "baseline"));
   if (!result.ok()) {
     std::string hint = build::missing_source_hint(result.output_tail, ws.srcdir);
     throw Error(result.failure_message() + (hint.empty() ? "" : "\n" + hint));
@@ -251,7 +251,7 @@ std::vector<store::Hotness> measure_hotness(
   for (const auto& [depth, spec] : by_depth) {
     dirs[depth] = ws.workdir / fmt::format("hotness-depth-{}", depth);
     build::prepare_fresh(dirs[depth]);
-    auto built = build::run_build(
+    auto built = ws.executor->build_one(
         build_job(ws, spec, dirs[depth],
                   fmt::format("hotness (the loops at nest depth {} instrumented)", depth)));
     if (!built.ok()) throw Error(built.failure_message());

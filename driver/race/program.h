@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,7 @@
 #include "build/loop_table.h"
 #include "build/toolchain.h"
 #include "build/variant_env.h"
+#include "race/executor.h"
 #include "run/runner.h"
 #include "store/dataset.h"
 
@@ -43,6 +45,8 @@ struct Workspace {
   static constexpr std::chrono::milliseconds kFirstRunLimit{5 * 60 * 1000};
   std::optional<int> pin_cpu;
   std::vector<std::filesystem::path> check_files;
+  // Every build and run goes through it (tests script runs with their own).
+  std::shared_ptr<const Executor> executor = process_executor();
 };
 
 // The job that builds `spec` into `dir` (prepared by the caller: fresh or incremental).

@@ -77,6 +77,7 @@ std::string join(const std::vector<Number>& v) {
 
 void Racer::prepare() {
   ws_.toolchain = build::find_toolchain();
+  if (options_.executor) ws_.executor = options_.executor;
   ws_.build_command = options_.build_command;
   ws_.run_command = options_.run_command;
   ws_.srcdir = std::filesystem::current_path();

@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "build/loop_table.h"
 #include "plans/factory.h"
+#include "race/executor.h"
 #include "run/hygiene.h"
 #include "stats/entry_filter.h"
 #include "store/store.h"
@@ -54,6 +56,8 @@ struct RaceOptions {
   double confidence = 0.95;
   std::string looprace_version;  // for the profile header
   std::string command_line;      // stored with the session
+  // Builds and runs go through it; null: real processes.
+  std::shared_ptr<const Executor> executor;
 };
 
 // What is happening, for the progress display.

@@ -94,7 +94,7 @@ void Racer::build_joint_slots(JointBatch& b, const std::vector<std::string>& ins
                              fmt::format("slot {} of {} loops together", s, instrument.size())));
     b.dirs.push_back(dir);
   }
-  auto results = build::run_builds(jobs, ws_.jobs);
+  auto results = ws_.executor->build(jobs, ws_.jobs);
   for (std::size_t s = 0; s < b.slots.size(); ++s) {
     if (!results[s].ok()) {
       throw Error(

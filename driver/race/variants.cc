@@ -43,7 +43,7 @@ std::vector<VariantBuild> Racer::run_variant_builds(LoopRace& r,
       builds.push_back(std::move(b));
     }
   }
-  results = build::run_builds(jobs, ws_.jobs);
+  results = ws_.executor->build(jobs, ws_.jobs);
   // A build that did not compile the loop's source with the variant's settings left no verify
   // record of the loop (make kept a target up to date: a libtool .lo, a stamp): incremental
   // ones are built again from scratch, the others cannot be raced.
@@ -63,7 +63,7 @@ std::vector<VariantBuild> Racer::run_variant_builds(LoopRace& r,
       std::filesystem::remove(builds[i].verify);
       fresh_jobs.push_back(jobs[i]);
     }
-    auto fresh = build::run_builds(fresh_jobs, ws_.jobs);
+    auto fresh = ws_.executor->build(fresh_jobs, ws_.jobs);
     for (std::size_t k = 0; k < again.size(); ++k) results[again[k]] = std::move(fresh[k]);
   }
   return builds;

@@ -1,0 +1,214 @@
+// The race engine on scripted observations: a small program is really built (17 variants with
+// the plugin) and really run, but an Executor replaces the raced loop's cycles in every run
+// with values drawn from a per-factor script, so that what the race must decide is known. The
+// plans, the confirmation, the store, the resume and the profile are the real ones.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <mutex>
+#include <random>
+#include <regex>
+#include <set>
+
+#include "build_test_util.h"
+#include "race/race.h"
+#include "store/store.h"
+
+namespace looprace::race {
+namespace {
+
+using looprace::testing::read_file;
+using looprace::testing::ScratchDir;
+using looprace::testing::write_file;
+
+// One hot loop with a trip count GCC does not know: each unroll factor makes its own code
+// (runtime unrolling rounds factors down to a power of two, so the code groups are 0-1, 2-3,
+// 4-7, 8-15 and 16).
+constexpr const char* kProgram = R"(#include <stdio.h>
+#include <stdlib.h>
+static double values[4096];
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 3000;
+  double sum = 0;
+  for (int i = 0; i < n; ++i) values[i] = i * 0.5;
+  for (int i = 0; i < n; ++i)
+    sum += values[i] * values[n - 1 - i];
+  printf("%.1f\n", sum);
+  return 0;
+}
+)";
+
+// A run's cycles of the raced loop by the factor of the variant that ran (-1: a build that is
+// not a factor's, e.g. the baseline or a hotness build); nullopt: the run crashes.
+using Script = std::function<std::optional<double>(int factor, std::size_t call)>;
+
+// Real builds and runs; the raced loop's cycles (raw, in a run the machine left alone) are the
+// script's, times lognormal noise of sd 0.5 %.
+class ScriptedExecutor : public ProcessExecutor {
+ public:
+  explicit ScriptedExecutor(Script script) : script_(std::move(script)) {}
+
+  run::RunResult run(const run::RunSpec& spec) const override {
+    run::RunResult result = ProcessExecutor::run(spec);
+    std::lock_guard<std::mutex> lock(mutex_);
+    int factor = factor_of(spec);
+    std::size_t call = calls_[factor]++;
+    std::optional<double> cycles = script_(factor, call);
+    if (!cycles) {
+      result.process.ending = run::Ending::signaled;
+      result.process.term_signal = 11;
+      return result;
+    }
+    result.observations.off_cpu_ns = 0;
+    result.observations.steal_ticks = 0;
+    for (auto& [id, totals] : result.observations.loops) {
+      std::normal_distribution<double> noise(0.0, 0.005);
+      totals.cycles = static_cast<std::uint64_t>(*cycles * std::exp(noise(random_)));
+    }
+    return result;
+  }
+
+  std::size_t runs_of(int factor) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = calls_.find(factor);
+    return it == calls_.end() ? 0 : it->second;
+  }
+
+ private:
+  // Variant directories end in f<factor> (build::variant_dir).
+  static int factor_of(const run::RunSpec& spec) {
+    static const std::regex variant(R"(/f(\d+)$)");
+    std::smatch m;
+    std::string dir = spec.env.get("LOOPRACE_OUTDIR").value_or("");
+    return std::regex_search(dir, m, variant) ? std::stoi(m[1]) : -1;
+  }
+
+  Script script_;
+  mutable std::mutex mutex_;
+  mutable std::map<int, std::size_t> calls_;
+  mutable std::mt19937_64 random_{7};
+};
+
+class RaceEngine : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    write_file(dir_ / "src/prog.c", kProgram);
+    options_.build_command = "$LOOPRACE_CC -O2 -o prog \"$LOOPRACE_SRCDIR/src/prog.c\"";
+    options_.run_command = "$LOOPRACE_OUTDIR/prog";
+    options_.hot = 1;
+    options_.min_share = 0;
+    options_.observation = stats::ObservationKind::kRaw;
+    options_.plan = plans::default_options(plans::default_plan_name());
+    options_.plan.max_samples = 40;
+    options_.confirm = 10;
+    options_.store = dir_ / "store.db";
+    options_.profile = dir_ / "race.profile";
+    options_.workdir = dir_ / "work";
+    options_.looprace_version = "test";
+  }
+
+  // Races with `script` from the scratch directory (the sources' directory for the build).
+  RaceSummary race(const Script& script) {
+    executor_ = std::make_shared<ScriptedExecutor>(script);
+    options_.executor = executor_;
+    auto previous = std::filesystem::current_path();
+    std::filesystem::current_path(dir_.path());
+    RaceSummary summary;
+    try {
+      summary = run_race(options_);
+    } catch (...) {
+      std::filesystem::current_path(previous);
+      throw;
+    }
+    std::filesystem::current_path(previous);
+    return summary;
+  }
+
+  // The factor and evidence the profile file gives the raced loop.
+  struct ProfileLine {
+    int factor = -1;
+    std::string evidence;
+  };
+  ProfileLine profile_line(const RaceSummary& summary) const {
+    std::string text = read_file(options_.profile);
+    std::smatch m;
+    std::regex line(summary.loops.at(0).loop.id + R"( \S+ +\S+ +\S+ +(\d+) +(.*))");
+    if (!std::regex_search(text, m, line)) return {};
+    return {std::stoi(m[1]), m[2]};
+  }
+
+  ScratchDir dir_;
+  RaceOptions options_;
+  std::shared_ptr<ScriptedExecutor> executor_;
+};
+
+constexpr double kCycles = 1e6;
+
+// The factor whose code is clearly faster wins, its confirmation shows it, the profile says it.
+TEST_F(RaceEngine, ChoosesAndConfirmsTheFasterCode) {
+  RaceSummary summary = race(
+      [](int factor, std::size_t) { return factor >= 4 && factor < 8 ? 0.9 * kCycles : kCycles; });
+  ASSERT_EQ(summary.loops.size(), 1u);
+  const plans::LoopDecision& d = summary.loops[0].decision;
+  EXPECT_EQ(d.chosen, 4);
+  EXPECT_EQ(std::set<int>(d.winners.begin(), d.winners.end()), (std::set<int>{4, 5, 6, 7}));
+  EXPECT_FALSE(d.unconfirmed);
+  EXPECT_EQ(d.speedup.source, plans::SpeedupSource::kConfirmation);
+  auto speedup = plans::speedup_of(d.speedup);
+  ASSERT_TRUE(speedup);
+  EXPECT_NEAR(speedup->geometric_speedup, 1 / 0.9, 0.02);
+  EXPECT_EQ(profile_line(summary).factor, 4);
+}
+
+// All codes equal: GCC's default stays, whatever the plan picked among the tied.
+TEST_F(RaceEngine, KeepsTheDefaultWhenNothingIsFaster) {
+  RaceSummary summary = race([](int, std::size_t) { return kCycles; });
+  ASSERT_EQ(summary.loops.size(), 1u);
+  EXPECT_EQ(summary.loops[0].decision.chosen, 0);
+  EXPECT_EQ(profile_line(summary).factor, 0);
+}
+
+// A factor that looked faster during the race but not in the fresh confirmation runs is not
+// written: the decision keeps factor 0 and records the unconfirmed choice.
+TEST_F(RaceEngine, AChoiceTheConfirmationDoesNotShowIsNotWritten) {
+  // The race ends within its first looks (a 10 % gap, 0.5 % noise): only its runs of factor
+  // 16 (the warm-up and a few rounds) are faster, the confirmation runs after them are not.
+  RaceSummary summary = race([](int factor, std::size_t call) {
+    return factor == 16 && call < 6 ? 0.9 * kCycles : kCycles;
+  });
+  const plans::LoopDecision& d = summary.loops[0].decision;
+  EXPECT_EQ(d.chosen, 0);
+  ASSERT_TRUE(d.unconfirmed);
+  EXPECT_EQ(*d.unconfirmed, 16);
+  ProfileLine line = profile_line(summary);
+  EXPECT_EQ(line.factor, 0);
+  EXPECT_NE(line.evidence.find("unconfirmed=16"), std::string::npos) << line.evidence;
+}
+
+// A variant that crashes is disqualified with the reason, even when it would be fastest.
+TEST_F(RaceEngine, DisqualifiesACrashingVariant) {
+  RaceSummary summary = race([](int factor, std::size_t) -> std::optional<double> {
+    if (factor == 16) return std::nullopt;
+    return factor >= 8 && factor < 16 ? 0.9 * kCycles : kCycles;
+  });
+  const plans::LoopDecision& d = summary.loops[0].decision;
+  EXPECT_EQ(d.chosen, 8);
+  ASSERT_TRUE(d.disqualified.count(16));
+  EXPECT_NE(d.disqualified.at(16).find("signal 11"), std::string::npos) << d.disqualified.at(16);
+}
+
+// A second race of the same program finds the decision in the store and runs no variant.
+TEST_F(RaceEngine, ARerunAnswersFromTheStore) {
+  auto script = [](int factor, std::size_t) { return factor == 2 ? 0.9 * kCycles : kCycles; };
+  RaceSummary first = race(script);
+  ASSERT_EQ(first.loops[0].decision.chosen, 2);
+  RaceSummary second = race(script);
+  ASSERT_EQ(second.loops.size(), 1u);
+  EXPECT_TRUE(second.loops[0].decided_earlier);
+  EXPECT_EQ(second.loops[0].decision.chosen, 2);
+  for (int factor = 0; factor <= 16; ++factor) EXPECT_EQ(executor_->runs_of(factor), 0u);
+}
+
+}  // namespace
+}  // namespace looprace::race
