@@ -71,6 +71,7 @@ void list_loops(const LoopsOptions& o) {
         j["cycles_per_run"] = h->second.cycles_per_run;
         j["entries_per_run"] = h->second.entries_per_run;
         j["share"] = h->second.share;
+        j["share_is_bound"] = h->second.is_bound();
       } else if (!o.run_command.empty()) {
         j["cycles_per_run"] = 0;
         j["share"] = 0;
@@ -94,7 +95,10 @@ void list_loops(const LoopsOptions& o) {
     }
     auto h = hot.find(row->id);
     std::string cycles = h == hot.end() ? "-" : fmt::format("{:.0f}", h->second.cycles_per_run);
-    std::string share = h == hot.end() ? "-" : fmt::format("{:.1f}%", 100 * h->second.share);
+    std::string share = "-";
+    if (h != hot.end()) {
+      share = fmt::format("{}{:.1f}%", h->second.is_bound() ? "<=" : "", 100 * h->second.share);
+    }
     const std::string why = race::why_not_raced(*row, baseline);
     std::printf("%-16s  %-28s  %-20s  %14s  %6s  %s%s\n", row->id.c_str(), row->location().c_str(),
                 row->name.c_str(), cycles.c_str(), share.c_str(),
@@ -104,7 +108,8 @@ void list_loops(const LoopsOptions& o) {
   if (!o.run_command.empty()) {
     std::printf(
         "(%zu of %zu loops ran; mean of %u runs per nest depth, only that depth's loops "
-        "instrumented; shares of a plain run)\n",
+        "instrumented; shares of a plain run; <=: an upper bound, for a loop whose entries are "
+        "too short to time, or that measured longer than its enclosing loop)\n",
         hot.size(), baseline.table.rows.size(), std::max(1u, o.runs));
   }
 }

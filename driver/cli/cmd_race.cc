@@ -16,6 +16,7 @@
 #include "cluster/slurm.h"
 #include "looprace_version.h"
 #include "race/race.h"
+#include "report/text.h"
 
 namespace looprace::cli {
 namespace {
@@ -109,9 +110,10 @@ void print_summary(const race::RaceSummary& summary) {
   for (const auto& o : summary.loops) {
     ++k;
     const auto& d = o.decision;
-    std::string hot =
-        o.hotness_share ? fmt::format("  ({:.1f}% of the program's cycles)", 100 * *o.hotness_share)
-                        : "";
+    std::string hot = o.hotness_share
+                          ? fmt::format("  ({})", report::hotness_text(*o.hotness_share,
+                                                                       o.hotness_share_is_bound))
+                          : "";
     std::printf("loop %zu/%zu  %s  %s  %s%s\n", k, summary.loops.size(), o.loop.id.c_str(),
                 o.loop.location().c_str(), o.loop.name.c_str(), hot.c_str());
     std::vector<std::string> samples;

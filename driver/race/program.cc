@@ -194,33 +194,6 @@ std::vector<build::LoopRow> select_loops(const build::LoopTable& table,
 
 namespace {
 
-// Probes change the code they time: an instrumented inner loop of three iterations is no longer
-// unrolled completely, and can measure more than the uninstrumented loops around it. A loop at
-// depth D takes at most what the loops of its function at depth D - 1 took.
-std::vector<store::Hotness> bounded_by_enclosing(const build::LoopTable& table,
-                                                 std::vector<store::Hotness> ranking) {
-  std::map<std::pair<std::string, int>, std::pair<double, double>> by_level;  // cycles, share
-  for (const auto& h : ranking) {
-    if (const build::LoopRow* row = build::find_loop(table, h.id)) {
-      auto& level = by_level[{row->function, row->depth}];
-      level.first += h.cycles_per_run;
-      level.second += h.share;
-    }
-  }
-  for (auto& h : ranking) {
-    const build::LoopRow* row = build::find_loop(table, h.id);
-    if (!row) continue;
-    auto outer = by_level.find({row->function, row->depth - 1});
-    if (outer == by_level.end()) continue;
-    h.cycles_per_run = std::min(h.cycles_per_run, outer->second.first);
-    h.share = std::min(h.share, outer->second.second);
-  }
-  std::stable_sort(ranking.begin(), ranking.end(), [](const auto& a, const auto& b) {
-    return a.cycles_per_run > b.cycles_per_run;
-  });
-  return ranking;
-}
-
 // One run of the build that instruments the loops at `depth`; throws Error when it failed.
 store::HotnessSample hotness_sample(const run::RunResult& r, int depth) {
   if (!r.process.succeeded() || !r.observations.complete()) {
@@ -273,7 +246,9 @@ std::vector<store::Hotness> measure_hotness(
       if (tsc_hz == 0) tsc_hz = samples.back().tsc_hz;
     }
   }
-  return bounded_by_enclosing(table, store::rank_hotness(samples, plain_seconds * tsc_hz));
+  std::map<std::string, store::LoopPlace> places;
+  for (const auto& row : table.rows) places[row.id] = {row.function, row.depth, row.index};
+  return store::bound_by_enclosing(store::rank_hotness(samples, plain_seconds * tsc_hz), places);
 }
 
 }  // namespace looprace::race

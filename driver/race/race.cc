@@ -148,7 +148,7 @@ std::vector<build::LoopRow> Racer::choose_loops() {
   if (selection.hot == 0 && !selection.coverage) return chosen;
 
   const std::vector<store::Hotness> ranking = hotness_ranking();
-  for (const auto& h : ranking) shares_[h.id] = h.share;
+  for (const auto& h : ranking) hotness_[h.id] = h;
   // Only loops the RTL unroller can change (why_not_raced); a loop with almost none of the
   // program's time cannot pay for its race.
   const HotChoice choice = choose_hot(
@@ -229,7 +229,10 @@ void Racer::plan_budget(const HotChoice& choice) {
 bool Racer::setup_loop(LoopRace& r) {
   const build::LoopRow& loop = r.loop;
   r.outcome.loop = loop;
-  if (auto s = shares_.find(loop.id); s != shares_.end()) r.outcome.hotness_share = s->second;
+  if (auto h = hotness_.find(loop.id); h != hotness_.end()) {
+    r.outcome.hotness_share = h->second.share;
+    r.outcome.hotness_share_is_bound = h->second.is_bound();
+  }
   plans::PlanOptions plan = options_.plan;
   if (auto cap = caps_.find(loop.id); cap != caps_.end()) plan.max_samples = cap->second;
   r.plan = plans::make_plan(plan);

@@ -77,6 +77,7 @@ struct RaceProgress {
 struct LoopOutcome {
   build::LoopRow loop;
   std::optional<double> hotness_share;
+  bool hotness_share_is_bound = false;  // an upper bound (store::Hotness::is_bound)
   plans::LoopDecision decision;
   bool decided_earlier = false;    // found in the store; nothing was run
   std::size_t replayed = 0;        // observations taken from the store (resume)

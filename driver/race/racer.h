@@ -174,7 +174,7 @@ class Racer {
   std::int64_t program_ = 0, session_ = 0;
   Baseline baseline_;
   run::RunResult reference_;
-  std::map<std::string, double> shares_;
+  std::map<std::string, store::Hotness> hotness_;
   std::map<std::string, std::size_t> caps_;  // observation cap per hot loop (--budget)
   std::size_t loop_number_ = 0, loop_count_ = 0;
   std::vector<double> loop_seconds_;

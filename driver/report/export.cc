@@ -20,6 +20,7 @@ json loop_row(const LoopReport& loop, double confidence) {
               {"plan", loop.plan},
               {"confidence", confidence}};
   row["hotness_share"] = loop.hotness_share ? json(*loop.hotness_share) : json(nullptr);
+  row["hotness_share_is_bound"] = loop.hotness_share_is_bound;
   json factors = json::array();
   for (std::size_t i = 0; i < figures.factors.size(); ++i) {
     const FactorFigures& f = figures.factors[i];

@@ -9,6 +9,7 @@
 
 #include "report/figures.h"
 #include "report/svg_chart.h"
+#include "report/text.h"
 
 namespace looprace::report {
 namespace {
@@ -230,7 +231,7 @@ void render_loop(std::string& out, const LoopReport& loop, std::size_t index, st
                   escape_xml(loop.location), escape_xml(loop.id), escape_xml(loop.function));
   out += fmt::format("<p>Position {} in its function", escape_xml(loop.position));
   if (loop.hotness_share)
-    out += fmt::format("; {:.1f}% of the program's cycles", 100 * *loop.hotness_share);
+    out += "; " + hotness_text(*loop.hotness_share, loop.hotness_share_is_bound);
   if (!loop.plan.empty()) out += fmt::format("; plan <code>{}</code>", escape_xml(loop.plan));
   if (!loop.raced_on.empty())
     out += fmt::format("; raced on <code>{}</code>",

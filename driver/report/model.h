@@ -58,6 +58,7 @@ struct LoopReport {
   std::string position;                                // "index/loops"
   nlohmann::json features = nlohmann::json::object();  // the plugin's loop-table "features"
   std::optional<double> hotness_share;  // share of the program's cycles, 0..1, when measured
+  bool hotness_share_is_bound = false;  // an upper bound: the loop's entries were too short
   // Index == factor: kMaxFactor + 1 entries once the variants were built; fewer if the loop's
   // race never started.
   std::vector<FactorResult> factors;

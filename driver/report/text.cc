@@ -20,7 +20,7 @@ void render_loop(std::string& out, const LoopReport& loop, std::size_t index, st
   out += fmt::format("\nLoop {}/{}: {} {} in {} (loop {})", index + 1, count, loop.id,
                      loop.location, loop.function, loop.position);
   if (loop.hotness_share)
-    out += fmt::format(", {:.1f}% of the program's cycles", 100 * *loop.hotness_share);
+    out += ", " + hotness_text(*loop.hotness_share, loop.hotness_share_is_bound);
   out += "\n";
   if (!loop.plan.empty()) out += fmt::format("  plan: {}\n", loop.plan);
   if (!loop.raced_on.empty())
@@ -67,6 +67,10 @@ void render_loop(std::string& out, const LoopReport& loop, std::size_t index, st
 }
 
 }  // namespace
+
+std::string hotness_text(double share, bool is_bound) {
+  return fmt::format("{}{:.1f}% of the program's cycles", is_bound ? "at most " : "", 100 * share);
+}
 
 std::string render_text(const Report& report) {
   const RunContext& c = report.context;

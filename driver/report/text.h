@@ -10,4 +10,7 @@ namespace looprace::report {
 
 std::string render_text(const Report& report);
 
+// "12.3% of the program's cycles", or "at most 12.3% ..." when the share is an upper bound.
+std::string hotness_text(double share, bool is_bound);
+
 }  // namespace looprace::report

@@ -1,6 +1,7 @@
 #include "store/dataset.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace looprace::store {
 
@@ -14,12 +15,14 @@ std::vector<Hotness> rank_hotness(const std::vector<HotnessSample>& samples, dou
   std::map<std::string, Hotness> by_id;
   for (const auto& s : samples) {
     for (const auto& [id, totals] : s.loops) {
-      double cycles = std::max(0.0, totals.first - totals.second * s.probe_cycles);
-      auto [it, first] = by_id.try_emplace(id, Hotness{id, cycles, totals.second, 0});
-      if (!first && cycles < it->second.cycles_per_run) {
-        it->second.cycles_per_run = cycles;
-        it->second.entries_per_run = totals.second;
-      }
+      const auto& [raw, entries] = totals;
+      Hotness h{id, std::max(0.0, raw - entries * s.probe_cycles), entries, 0};
+      // Short entries: what the probe adds cannot be told from the loop's own time, so the
+      // measured time (probes included) stands, as an upper bound.
+      h.short_entries = s.probe_cycles > 0 && entries > 0 && raw < 2 * entries * s.probe_cycles;
+      if (h.short_entries) h.cycles_per_run = raw;
+      auto [it, first] = by_id.try_emplace(id, h);
+      if (!first && h.cycles_per_run < it->second.cycles_per_run) it->second = h;
     }
   }
   const double program_cycles = plain_cycles > 0 ? plain_cycles : hotness_cycles;
@@ -33,6 +36,53 @@ std::vector<Hotness> rank_hotness(const std::vector<HotnessSample>& samples, dou
     return a.cycles_per_run > b.cycles_per_run;
   });
   return out;
+}
+
+namespace {
+
+// The loop `place` is nested in: the nearest loop before it in preorder at depth - 1.
+std::optional<std::string> enclosing_loop(const LoopPlace& place,
+                                          const std::map<std::string, LoopPlace>& places) {
+  std::optional<std::string> found;
+  int found_index = -1;
+  for (const auto& [id, p] : places) {
+    if (p.function == place.function && p.depth == place.depth - 1 && p.index < place.index &&
+        p.index > found_index) {
+      found = id;
+      found_index = p.index;
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+std::vector<Hotness> bound_by_enclosing(std::vector<Hotness> ranking,
+                                        const std::map<std::string, LoopPlace>& places) {
+  auto depth = [&](const Hotness& h) {
+    auto it = places.find(h.id);
+    return it == places.end() ? 0 : it->second.depth;
+  };
+  // Outermost first, so that a bound carries inward through a nest.
+  std::stable_sort(ranking.begin(), ranking.end(),
+                   [&](const Hotness& a, const Hotness& b) { return depth(a) < depth(b); });
+  std::map<std::string, const Hotness*> done;
+  for (auto& h : ranking) {
+    auto place = places.find(h.id);
+    auto outer = place == places.end() ? std::nullopt : enclosing_loop(place->second, places);
+    auto bound = outer ? done.find(*outer) : done.end();
+    if (bound != done.end() && bound->second->cycles_per_run < h.cycles_per_run) {
+      h.bounded_by_enclosing = true;
+      h.cycles_per_run = bound->second->cycles_per_run;
+      h.share = bound->second->share;
+    }
+    done[h.id] = &h;
+  }
+  std::erase_if(ranking, [](const Hotness& h) { return h.cycles_per_run <= 0; });
+  std::stable_sort(ranking.begin(), ranking.end(), [](const Hotness& a, const Hotness& b) {
+    return a.cycles_per_run > b.cycles_per_run;
+  });
+  return ranking;
 }
 
 std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, double tsc_hz,
@@ -59,7 +109,11 @@ std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, do
   double plain_cycles = 0;
   if (by_depth && !plain.empty())
     plain_cycles = *std::min_element(plain.begin(), plain.end()) * tsc_hz;
-  return rank_hotness(samples, plain_cycles);
+  std::map<std::string, LoopPlace> places;
+  for (const auto& loop : store.loops(program)) {
+    places[loop.id] = {loop.function, loop.depth, loop.index};
+  }
+  return bound_by_enclosing(rank_hotness(samples, plain_cycles), places);
 }
 
 std::vector<LoopDataset> load_race_dataset(const Store& store, std::int64_t program,

@@ -20,6 +20,14 @@ struct Hotness {
   double cycles_per_run = 0;  // measured cycles minus entries x the probe's bias
   double entries_per_run = 0;
   double share = 0;  // of the program's cycles (wall time x TSC rate), 0..1; 0 when unknown
+  // Each entry took under twice the probe's bias, so the net time of one entry is lost in the
+  // probe's own (an 8-iteration inner loop entered half a million times measures about the
+  // probe alone): its cycles are then the measured ones, probes included, an upper bound that
+  // bound_by_enclosing tightens, instead of a figure near 0 that would hide the loop from --hot.
+  bool short_entries = false;
+  bool bounded_by_enclosing = false;  // cycles and share are the enclosing loop's
+  // The cycles and share are an upper bound, not a measurement.
+  bool is_bound() const { return short_entries || bounded_by_enclosing; }
 };
 
 // One run of a hotness build: the loops of one nest depth instrumented ("depth:D"), or, in
@@ -39,8 +47,22 @@ struct HotnessSample {
 std::vector<Hotness> rank_hotness(const std::vector<HotnessSample>& samples,
                                   double plain_cycles = 0);
 
-// The hotness runs stored for `program`, ranked against its stored baseline runs (the shortest),
-// empty when none were stored.
+// Where a loop sits in its function: nest depth (1: outermost) and preorder index, so that a
+// loop's enclosing loop is the nearest one before it at depth - 1.
+struct LoopPlace {
+  std::string function;
+  int depth = 0;
+  int index = 0;
+};
+
+// Probes change the code they time (an instrumented three-iteration loop is no longer unrolled
+// completely, and can measure more than the uninstrumented loop around it): a loop takes at
+// most what its enclosing loop took. Hottest first.
+std::vector<Hotness> bound_by_enclosing(std::vector<Hotness> ranking,
+                                        const std::map<std::string, LoopPlace>& places);
+
+// The hotness runs stored for `program`, ranked against its stored baseline runs (the shortest)
+// and bounded by enclosing loops as the race ranked them; empty when none were stored.
 std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, double tsc_hz,
                                     double probe_cycles);
 

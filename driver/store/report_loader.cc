@@ -70,10 +70,10 @@ report::Report load_report(const Store& store, const std::vector<std::string>& s
   for (auto& l : store.loops(program.id)) table[l.id] = l;
   std::map<std::string, plans::LoopDecision> decisions;
   for (auto& d : store.decisions(program.id)) decisions[d.loop_id] = d;
-  std::map<std::string, double> shares;
+  std::map<std::string, Hotness> hotness;
   for (const auto& h :
        stored_hotness(store, program.id, rep.context.tsc_hz, rep.context.probe_overhead_cycles))
-    shares[h.id] = h.share;
+    hotness[h.id] = h;
 
   std::vector<LoopDataset> raced = load_race_dataset(store, program.id, kind);
   for (const auto& selector : selectors) {
@@ -100,7 +100,10 @@ report::Report load_report(const Store& store, const std::vector<std::string>& s
       l.position = fmt::format("{}/{}", t->second.index, t->second.loops);
       l.features = t->second.features;
     }
-    if (auto s = shares.find(l.id); s != shares.end()) l.hotness_share = s->second;
+    if (auto h = hotness.find(l.id); h != hotness.end()) {
+      l.hotness_share = h->second.share;
+      l.hotness_share_is_bound = h->second.is_bound();
+    }
     l.raced_on = store.race_hosts(program.id, l.id);
 
     const plans::LoopDecision* d = nullptr;

@@ -6,14 +6,14 @@ namespace looprace::store {
 namespace {
 
 // One run: a long loop entered 10 times (30000 cycles each) and a short loop entered 10000 times
-// (70 cycles each, 52 of them the probe's own bias).
-HotnessSample run(double probe_cycles) {
+// (`short_entry` cycles each, probe included).
+HotnessSample run(double probe_cycles, double short_entry = 70) {
   HotnessSample s;
   s.wall_seconds = 0.001;
   s.tsc_hz = 1e9;  // 1e6 program cycles
   s.probe_cycles = probe_cycles;
   s.loops["long"] = {10 * 30000.0, 10};
-  s.loops["short"] = {10000 * 70.0, 10000};
+  s.loops["short"] = {10000 * short_entry, 10000};
   return s;
 }
 
@@ -27,19 +27,58 @@ TEST(Hotness, ShortLoopRanksFirstOnRawCycles) {
 }
 
 TEST(Hotness, ProbeBiasIsRemovedBeforeRanking) {
-  auto ranked = rank_hotness({run(52), run(52)});
+  auto ranked = rank_hotness({run(52, 110), run(52, 110)});  // raw 0.3 M and 1.1 M cycles
   ASSERT_EQ(ranked.size(), 2u);
-  EXPECT_EQ(ranked[0].id, "long");
-  EXPECT_DOUBLE_EQ(ranked[0].cycles_per_run, 10 * 29948.0);
-  EXPECT_DOUBLE_EQ(ranked[1].cycles_per_run, 10000 * 18.0);
-  EXPECT_NEAR(ranked[1].share, 0.18, 1e-12);
+  EXPECT_EQ(ranked[0].id, "short");
+  EXPECT_DOUBLE_EQ(ranked[0].cycles_per_run, 10000 * 58.0);
+  EXPECT_NEAR(ranked[0].share, 0.58, 1e-12);
+  EXPECT_FALSE(ranked[0].is_bound());
+  EXPECT_DOUBLE_EQ(ranked[1].cycles_per_run, 10 * 29948.0);
 }
 
-TEST(Hotness, ALoopThatIsAllProbeIsDropped) {
-  auto ranked = rank_hotness({run(80)});  // the short loop's 70 cycles are below the bias
-  ASSERT_EQ(ranked.size(), 1u);
-  EXPECT_EQ(ranked[0].id, "long");
-  EXPECT_DOUBLE_EQ(ranked[0].cycles_per_run, 10 * 29920.0);
+// Entries under twice the probe's bias: the net time would be noise around 0 (or below it),
+// so the measured time stands as an upper bound and the loop is not dropped.
+TEST(Hotness, ShortEntriesKeepTheirMeasuredTimeAsABound) {
+  for (double probe : {52.0, 80.0}) {  // 70-cycle entries: net 18, or below the bias
+    auto ranked = rank_hotness({run(probe)});
+    ASSERT_EQ(ranked.size(), 2u) << probe;
+    EXPECT_EQ(ranked[0].id, "short");
+    EXPECT_DOUBLE_EQ(ranked[0].cycles_per_run, 700000.0);
+    EXPECT_TRUE(ranked[0].short_entries);
+    EXPECT_TRUE(ranked[0].is_bound());
+    EXPECT_DOUBLE_EQ(ranked[1].cycles_per_run, 10 * (30000.0 - probe));
+  }
+}
+
+Hotness measured(const std::string& id, double cycles, bool short_entries = false) {
+  Hotness h{id, cycles, 1, cycles / 1e6};
+  h.short_entries = short_entries;
+  return h;
+}
+
+// f: loop a (depth 1) holds b, c (depth 2); loop d (depth 1) holds e (depth 2), e holds g.
+const std::map<std::string, LoopPlace> kPlaces = {{"a", {"f", 1, 0}}, {"b", {"f", 2, 1}},
+                                                  {"c", {"f", 2, 2}}, {"d", {"f", 1, 3}},
+                                                  {"e", {"f", 2, 4}}, {"g", {"f", 3, 5}}};
+
+// A loop takes at most what its enclosing loop took: the nearest loop before it at depth - 1,
+// through a whole nest; loops within their bound keep their measurement.
+TEST(Hotness, ALoopIsBoundedByTheLoopThatEnclosesIt) {
+  auto ranked =
+      bound_by_enclosing({measured("a", 1000), measured("b", 400), measured("c", 1500),
+                          measured("d", 100), measured("e", 300, true), measured("g", 900, true)},
+                         kPlaces);
+  std::map<std::string, Hotness> by_id;
+  for (const auto& h : ranked) by_id[h.id] = h;
+  EXPECT_DOUBLE_EQ(by_id["b"].cycles_per_run, 400);
+  EXPECT_FALSE(by_id["b"].is_bound());
+  EXPECT_DOUBLE_EQ(by_id["c"].cycles_per_run, 1000);  // measured above a
+  EXPECT_DOUBLE_EQ(by_id["c"].share, 1000 / 1e6);
+  EXPECT_TRUE(by_id["c"].bounded_by_enclosing);
+  EXPECT_DOUBLE_EQ(by_id["e"].cycles_per_run, 100);  // d, not a, encloses e
+  EXPECT_DOUBLE_EQ(by_id["g"].cycles_per_run, 100);  // through e
+  EXPECT_TRUE(by_id["g"].is_bound());
+  EXPECT_EQ(ranked.front().id, "a");  // hottest first
 }
 
 }  // namespace
