@@ -32,9 +32,9 @@ struct ClusterOptions {
 
 // The options that choose loops or name this race's own files, and those of the cluster: a
 // task gets every other argument of the command line, and its own loops and files.
-const std::set<std::string> kNotForTasks = {"--loop",       "--hot",      "--coverage", "--budget",
-                                            "--min-share",  "--store",    "--profile",  "--workdir",
-                                            "--sbatch-arg", "--per-task", "--shards"};
+const std::set<std::string> kNotForTasks = {
+    "--loop",  "--hot",     "--coverage", "--budget",     "--nest-passes", "--min-share",
+    "--store", "--profile", "--workdir",  "--sbatch-arg", "--per-task",    "--shards"};
 const std::set<std::string> kFlagsNotForTasks = {"--slurm", "--mixed-nodes", "--together",
                                                  "--force"};
 
@@ -179,6 +179,12 @@ void add_race_command(CLI::App& app) {
           CLI::AsNumberWithUnit(std::map<std::string, double>{{"s", 1}, {"m", 60}, {"h", 3600}},
                                 CLI::AsNumberWithUnit::CASE_SENSITIVE))
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--nest-passes", options->nest_passes,
+                  "After the hot loops are decided, up to N - 1 more passes race the loops that "
+                  "became innermost once the loops inside them were unrolled as decided (an 8x8 "
+                  "nest whose inner loop is unrolled completely); each pass gets the --budget")
+      ->check(CLI::Range(1u, 8u))
+      ->capture_default_str();
   cmd->add_flag("--prefer-default,!--no-prefer-default", options->prefer_default,
                 "Keep GCC's choice (factor 0) unless the confirmation runs show the chosen factor "
                 "faster by more than --epsilon, whether or not factor 0 survived the race")
@@ -322,8 +328,10 @@ resubmits only the tasks whose loops lack a decision).)txt");
     options->command_line =
         "looprace race --build " + options->build_command + " --run " + options->run_command;
     ProgressLine progress(stderr);
-    if (cluster->slurm && (options->budget_seconds || options->together))
-      throw CLI::ValidationError("--slurm", "--budget and --together race on one machine");
+    if (cluster->slurm &&
+        (options->budget_seconds || options->together || options->nest_passes > 1))
+      throw CLI::ValidationError("--slurm",
+                                 "--budget, --together and --nest-passes race on one machine");
     race::RaceSummary summary =
         cluster->slurm
             ? race_on_slurm(*options, *cluster, progress)

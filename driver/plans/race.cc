@@ -48,6 +48,10 @@ class IndependentLogs {
     return stats::p_value_below(stats::difference(estimates_[d], estimates_[c]), 0.0);
   }
   // exp(upper_b - lower_c): how much faster than b version c could be in the worst case.
+  // exp(location(log c) - location(log b)): how many times slower c is estimated than b.
+  double ratio(std::size_t c, std::size_t b) const {
+    return std::exp(estimates_[c].value - estimates_[b].value);
+  }
   double worst_speedup(std::size_t b, std::size_t c, const StudentCriticalValues& interval) const {
     const auto half = [&](const LocationEstimate& x) {
       return interval.at(x.df) * std::sqrt(x.variance);
@@ -123,6 +127,8 @@ class PairedLogs {
     return d < c ? stats::p_value_below(e, 0.0)
                  : stats::p_value_below({-e.value, e.variance, e.df}, 0.0);
   }
+  // exp(mean of log c - log b over their common rounds).
+  double ratio(std::size_t c, std::size_t b) const { return std::exp(difference_mean(c, b)); }
   double worst_speedup(std::size_t b, std::size_t c, const StudentCriticalValues& interval) const {
     const RunningStats& x = pair(std::min(b, c), std::max(b, c));
     const double half = interval.at(static_cast<double>(x.count() - 1)) * x.std_error();
@@ -249,10 +255,12 @@ Decision run_race(std::size_t versions, Sampler& sampler, const RoundObserver& o
 }
 
 // The paper's stop rule: one survivor, or every survivor's worst-case speedup over the best
-// below 1 + epsilon; until then every survivor is observed again. At that stop the same
-// intervals may show a survivor slower than the best by more than epsilon (a loser test
-// stricter than the intervals, as under familywise control, has not removed it yet): it is
-// no winner.
+// below 1 + epsilon; until then every survivor is observed again. That rule alone also holds
+// when the best is clearly faster than the others, before any loser test (under familywise
+// control, stricter than the intervals) has removed them, and would leave them winners: a 10 %
+// slower factor tied with the best after 3 rounds. So the race goes on while a survivor is
+// estimated slower than the best by more than epsilon but not yet shown so. At the stop, a
+// survivor the intervals show slower by more than epsilon is no winner.
 template <class Model>
 Decision race(std::size_t versions, Sampler& sampler, const RoundObserver& observer,
               const RaceParameters& p, const RaceCriticalValues& critical) {
@@ -260,13 +268,15 @@ Decision race(std::size_t versions, Sampler& sampler, const RoundObserver& obser
       versions, sampler, observer, p, critical.less,
       [&](const Model& model, std::vector<std::size_t>& survivors, std::size_t best,
           const std::vector<std::size_t>&, std::vector<std::size_t>&) {
-        const bool equal = std::all_of(survivors.begin(), survivors.end(), [&](std::size_t c) {
-          return c == best || model.worst_speedup(best, c, critical.interval) < 1.0 + p.epsilon;
-        });
-        if (!equal) return survivors.size() == 1 ? std::vector<std::size_t>{} : survivors;
-        std::erase_if(survivors, [&](std::size_t c) {
+        auto slower = [&](std::size_t c) {
           return model.worst_speedup(best, c, critical.interval) < 1.0 / (1.0 + p.epsilon);
+        };
+        const bool settled = std::all_of(survivors.begin(), survivors.end(), [&](std::size_t c) {
+          return c == best || (model.worst_speedup(best, c, critical.interval) < 1.0 + p.epsilon &&
+                               (slower(c) || model.ratio(c, best) < 1.0 + p.epsilon));
         });
+        if (!settled) return survivors.size() == 1 ? std::vector<std::size_t>{} : survivors;
+        std::erase_if(survivors, slower);
         return std::vector<std::size_t>{};
       });
 }

@@ -87,19 +87,21 @@ run::RunResult run_build_once(const Workspace& ws, const std::filesystem::path& 
   return ws.executor->run(spec);
 }
 
-Baseline build_baseline(const Workspace& ws) {
+Baseline build_baseline(const Workspace& ws, const AppliedFactors& applied,
+                        const std::string& name) {
   Baseline baseline;
-  baseline.dir = ws.workdir / "baseline";
+  baseline.dir = ws.workdir / name;
   build::prepare_fresh(baseline.dir);
-  std::filesystem::path table_file = ws.workdir / "baseline.loops.jsonl";
-  std::filesystem::path verify_file = ws.workdir / "baseline.verify.jsonl";
+  std::filesystem::path table_file = ws.workdir / (name + ".loops.jsonl");
+  std::filesystem::path verify_file = ws.workdir / (name + ".verify.jsonl");
   std::filesystem::remove(table_file);
   std::filesystem::remove(verify_file);
   build::VariantSpec spec;
   spec.table = table_file;
-  spec.unroll = {{"all", 0}};
+  spec.unroll = {{"all", 0}};  // later requests override earlier ones
+  spec.unroll.insert(spec.unroll.end(), applied.begin(), applied.end());
   spec.verify = verify_file;
-  auto result = ws.executor->build_one(build_job(ws, spec, baseline.dir, "baseline"));
+  auto result = ws.executor->build_one(build_job(ws, spec, baseline.dir, name));
   if (!result.ok()) {
     std::string hint = build::missing_source_hint(result.output_tail, ws.srcdir);
     throw Error(result.failure_message() + (hint.empty() ? "" : "\n" + hint));
@@ -126,15 +128,20 @@ Baseline build_baseline(const Workspace& ws) {
 }
 
 std::string why_not_raced(const build::LoopRow& loop, const Baseline& baseline) {
-  if (loop.features.value("inner", 0) > 0) return "holds other loops";
+  const bool holds_loops = loop.features.value("inner", 0) > 0;
   auto seen = baseline.at_unroller.find(loop.id);
   if (seen == baseline.at_unroller.end() || !seen->second.calls) {
     // Not seen at RTL (unrolled completely or removed by GIMPLE passes, whose decisions the
-    // factor can change too): the calls of the table, counted before inlining.
+    // factor can change too): the table's nesting and calls, before inlining.
+    if (holds_loops) return "holds other loops";
     const int calls = loop.features.value("calls", 0);
     return calls > 0 ? fmt::format("calls {} function(s) (before inlining)", calls) : "";
   }
-  if (!seen->second.innermost) return "holds other loops after inlining";
+  // At RTL a loop whose inner loops were unrolled completely is innermost: unrolling it is
+  // what -funroll-loops does to a DCT's 8x8 nests.
+  if (!seen->second.innermost) {
+    return holds_loops ? "holds other loops" : "holds other loops after inlining";
+  }
   if (*seen->second.calls > 0) {
     return fmt::format("calls {} function(s) after inlining", *seen->second.calls);
   }

@@ -76,10 +76,13 @@ struct Baseline {
 std::string why_not_raced(const build::LoopRow& loop, const Baseline& baseline);
 
 // Builds with the plugin loaded, no loop selected and every loop verified (factor 0: GCC's own
-// choice, the code unchanged), and reads the loop table from the program's ELF files (or the
-// table= file). Throws Error with the build's output tail when the
-// build fails, and when it produced no loops (the build does not use $LOOPRACE_CC).
-Baseline build_baseline(const Workspace& ws);
+// choice, the code unchanged; `applied` loops at their factors instead), into
+// <workdir>/<name>, and reads the loop table from the program's ELF files (or the table= file).
+// Throws Error with the build's output tail when the build fails, and when it produced no
+// loops (the build does not use $LOOPRACE_CC).
+using AppliedFactors = std::vector<std::pair<std::string, int>>;  // loop id, factor
+Baseline build_baseline(const Workspace& ws, const AppliedFactors& applied = {},
+                        const std::string& name = "baseline");
 
 // Runs the baseline once as the reference output; throws Error when the run fails.
 run::RunResult reference_run(const Workspace& ws, const Baseline& baseline);

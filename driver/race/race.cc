@@ -139,20 +139,25 @@ void Racer::prepare() {
   store_->put_loops(program_, rows);
 }
 
-std::vector<build::LoopRow> Racer::choose_loops() {
-  std::vector<build::LoopRow> chosen = select_loops(baseline_.table, options_.loops);
+HotSelection Racer::hot_selection() const {
   HotSelection selection;
   selection.coverage = options_.coverage;
   selection.min_share = options_.min_share;
   selection.hot = options_.hot.value_or(options_.loops.empty() && !options_.coverage ? 3 : 0);
+  return selection;
+}
+
+std::vector<build::LoopRow> Racer::choose_loops() {
+  std::vector<build::LoopRow> chosen = select_loops(baseline_.table, options_.loops);
+  const HotSelection selection = hot_selection();
   if (selection.hot == 0 && !selection.coverage) return chosen;
 
-  const std::vector<store::Hotness> ranking = hotness_ranking();
-  for (const auto& h : ranking) hotness_[h.id] = h;
+  ranking_ = hotness_ranking();
+  for (const auto& h : ranking_) hotness_[h.id] = h;
   // Only loops the RTL unroller can change (why_not_raced); a loop with almost none of the
   // program's time cannot pay for its race.
   const HotChoice choice = choose_hot(
-      ranking,
+      ranking_,
       [&](const std::string& id) {
         const build::LoopRow* row = build::find_loop(baseline_.table, id);
         return row && why_not_raced(*row, baseline_).empty() &&
@@ -173,8 +178,38 @@ std::vector<build::LoopRow> Racer::choose_loops() {
         "no loop of the program ran during the hotness runs of: {} (name loops with --loop)",
         options_.run_command));
   }
-  plan_budget(choice);
+  plan_budget(choice, "hot loop(s)");
   return chosen;
+}
+
+std::vector<build::LoopRow> Racer::nest_pass_loops(const std::vector<LoopOutcome>& outcomes,
+                                                   std::size_t last_pass, unsigned pass) {
+  const std::size_t before = applied_.size();
+  for (std::size_t i = last_pass; i < outcomes.size(); ++i) {
+    const LoopOutcome& o = outcomes[i];
+    if (o.decision.chosen != 0) applied_.emplace_back(o.loop.id, o.decision.chosen);
+  }
+  if (applied_.size() == before) return {};
+  const Baseline earlier = std::move(baseline_);
+  baseline_ = build_baseline(ws_, applied_, fmt::format("baseline-pass-{}", pass));
+  std::set<std::string> raced;
+  for (const auto& o : outcomes) raced.insert(o.loop.id);
+  const HotChoice choice = choose_hot(
+      ranking_,
+      [&](const std::string& id) {
+        const build::LoopRow* row = build::find_loop(baseline_.table, id);
+        const build::LoopRow* old = build::find_loop(earlier.table, id);
+        return row && old && !raced.count(id) && why_not_raced(*row, baseline_).empty() &&
+               !why_not_raced(*old, earlier).empty();
+      },
+      hot_selection());
+  if (choice.chosen.empty()) return {};
+  plan_budget(choice, fmt::format("loop(s) that are innermost once the loops inside them are "
+                                  "unrolled as decided (nest pass {})",
+                                  pass));
+  std::vector<build::LoopRow> loops;
+  for (const auto& h : choice.chosen) loops.push_back(*build::find_loop(baseline_.table, h.id));
+  return loops;
 }
 
 // Hotness is measured once per store: a resumed race ranks the loops the same way.
@@ -202,7 +237,7 @@ std::vector<store::Hotness> Racer::hotness_ranking() {
 
 // Each hot loop's observation cap (--budget shares the time by the loops' shares), and the
 // race's cost said before it starts: loops, builds, the most runs it can take and their time.
-void Racer::plan_budget(const HotChoice& choice) {
+void Racer::plan_budget(const HotChoice& choice, const std::string& what) {
   const std::size_t versions = options_.factors.empty() ? kMaxFactor + 1 : options_.factors.size();
   const double run_seconds = reference_.process.wall_seconds;
   const std::vector<std::size_t> caps = budget_caps(
@@ -214,10 +249,10 @@ void Racer::plan_budget(const HotChoice& choice) {
   }
   RaceProgress p;
   p.announcement = fmt::format(
-      "racing {} hot loop(s) holding {:.1f}% of the program's time ({:.0f}% of its candidate "
+      "racing {} {} holding {:.1f}% of the program's time ({:.0f}% of its candidate "
       "loops'): up to {} variant builds and at most {} runs, {:.0f} s at {:.3f} s a run (races "
       "usually stop well before their caps){}",
-      choice.chosen.size(), 100 * choice.covered,
+      choice.chosen.size(), what, 100 * choice.covered,
       choice.candidates > 0 ? 100 * choice.covered / choice.candidates : 0.0,
       choice.chosen.size() * versions, runs, double(runs) * run_seconds, run_seconds,
       options_.budget_seconds ? fmt::format("; --budget {:.0f} s caps them at {} observations",
@@ -692,31 +727,44 @@ std::vector<build::LoopRow> Racer::chosen_loops() {
   return choose_loops();
 }
 
-RaceSummary Racer::run() {
-  prepare();
-  std::vector<build::LoopRow> loops = choose_loops();
-  RaceSummary summary;
-  summary.store = options_.store;
-  summary.profile = options_.profile;
-  loop_count_ = loops.size();
+void Racer::race_loops(const std::vector<build::LoopRow>& loops,
+                       std::vector<LoopOutcome>& outcomes) {
+  loop_count_ += loops.size();
   if (options_.together && loops.size() > 1) {
     for (auto& outcome : race_together(loops)) {
       write_profile(outcome);
-      summary.loops.push_back(std::move(outcome));
+      outcomes.push_back(std::move(outcome));
     }
-  } else {
-    for (const auto& loop : loops) {
-      ++loop_number_;
-      loop_start_ = Clock::now();
-      LoopOutcome outcome = race_loop(loop);
-      write_profile(outcome);
-      if (!outcome.decided_earlier) loop_seconds_.push_back(seconds_since(loop_start_));
-      RaceProgress p;
-      p.loop_label = fmt::format("{} {}", loop.id, loop.location());
-      p.phase = "decided";
-      report(p);
-      summary.loops.push_back(std::move(outcome));
-    }
+    return;
+  }
+  for (const auto& loop : loops) {
+    ++loop_number_;
+    loop_start_ = Clock::now();
+    LoopOutcome outcome = race_loop(loop);
+    write_profile(outcome);
+    if (!outcome.decided_earlier) loop_seconds_.push_back(seconds_since(loop_start_));
+    RaceProgress p;
+    p.loop_label = fmt::format("{} {}", loop.id, loop.location());
+    p.phase = "decided";
+    report(p);
+    outcomes.push_back(std::move(outcome));
+  }
+}
+
+RaceSummary Racer::run() {
+  prepare();
+  RaceSummary summary;
+  summary.store = options_.store;
+  summary.profile = options_.profile;
+  race_loops(choose_loops(), summary.loops);
+  const HotSelection selection = hot_selection();
+  const bool hot = selection.hot > 0 || selection.coverage;
+  std::size_t last_pass = 0;
+  for (unsigned pass = 2; hot && !options_.together && pass <= options_.nest_passes; ++pass) {
+    auto loops = nest_pass_loops(summary.loops, last_pass, pass);
+    if (loops.empty()) break;
+    last_pass = summary.loops.size();
+    race_loops(loops, summary.loops);
   }
   summary.facts = facts_;
   summary.tsc_hz = reference_.observations.tsc_hz;

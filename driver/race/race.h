@@ -29,9 +29,12 @@ struct RaceOptions {
   std::optional<unsigned> hot;     // --hot N; without --loop, --hot and --coverage: 3
   std::optional<double> coverage;  // --coverage F: hot loops until they hold F of the loop time
   std::optional<double> budget_seconds;  // --budget: hot loops' caps share it by their shares
-  double min_share = 0.01;       // --hot skips loops below this share of the program's cycles
-  bool prefer_default = true;    // factor 0 stays if tied, unless shown slower by > epsilon
-  bool together = false;         // race all chosen loops in the same runs (joint builds)
+  double min_share = 0.01;     // --hot skips loops below this share of the program's cycles
+  bool prefer_default = true;  // factor 0 stays if tied, unless shown slower by > epsilon
+  bool together = false;       // race all chosen loops in the same runs (joint builds)
+  // --nest-passes N: after the hot loops are decided, up to N - 1 more passes race the loops
+  // that became innermost once the loops inside them were unrolled as decided (hot loops only).
+  unsigned nest_passes = 3;
   bool keep_duplicates = false;  // race byte-identical factors apart (the paper's brute force)
   unsigned jobs = 2;
   std::vector<int> factors;  // empty: 0..16 (0 is always raced: it is the baseline arm)

@@ -11,6 +11,7 @@
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -101,7 +102,17 @@ class Racer {
   void prepare();
   std::vector<build::LoopRow> choose_loops();
   std::vector<store::Hotness> hotness_ranking();
-  void plan_budget(const HotChoice& choice);
+  // Each chosen loop's cap; says what is raced (`what`: "hot loop(s)") and its cost up front.
+  void plan_budget(const HotChoice& choice, const std::string& what);
+  HotSelection hot_selection() const;
+  // The loops that became innermost at the RTL unroller once the loops decided in the last
+  // pass (`outcomes` from `last_pass`) were unrolled as decided (a build with the decisions
+  // applied shows them): nest pass `pass` races them on that build. Empty when no decision of
+  // the last pass changed GCC's choice.
+  std::vector<build::LoopRow> nest_pass_loops(const std::vector<LoopOutcome>& outcomes,
+                                              std::size_t last_pass, unsigned pass);
+  // Races `loops` one after the other (or together), writing each decision to the profile.
+  void race_loops(const std::vector<build::LoopRow>& loops, std::vector<LoopOutcome>& outcomes);
   // The store's program for these commands and the code the baseline build made: a new one
   // (with a warning) when the store holds only other code of the same commands.
   std::int64_t program_of_this_code();
@@ -175,6 +186,9 @@ class Racer {
   Baseline baseline_;
   run::RunResult reference_;
   std::map<std::string, store::Hotness> hotness_;
+  std::vector<store::Hotness> ranking_;  // hottest first
+  // Decided factors every later build applies (nest passes): loop id, factor.
+  AppliedFactors applied_;
   std::map<std::string, std::size_t> caps_;  // observation cap per hot loop (--budget)
   std::size_t loop_number_ = 0, loop_count_ = 0;
   std::vector<double> loop_seconds_;

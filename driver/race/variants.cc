@@ -31,7 +31,8 @@ std::vector<VariantBuild> Racer::run_variant_builds(LoopRace& r,
       b.verify = b.dir.string() + ".verify.jsonl";
       std::filesystem::remove(b.verify);
       build::VariantSpec spec;
-      spec.unroll = {{loop.id, f}};
+      spec.unroll = applied_;  // the loops decided in earlier nest passes
+      spec.unroll.emplace_back(loop.id, f);
       spec.instrument = {loop.id};
       spec.verify = b.verify;  // the verify pass only observes: the code stays the same
       spec.layout_seed = r.layout_seeds[j];

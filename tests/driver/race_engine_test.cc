@@ -27,20 +27,17 @@ using looprace::testing::write_file;
 // 4-7, 8-15 and 16).
 constexpr const char* kProgram = R"(#include <stdio.h>
 #include <stdlib.h>
-static double values[4096];
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 3000;
   double sum = 0;
-  for (int i = 0; i < n; ++i) values[i] = i * 0.5;
-  for (int i = 0; i < n; ++i)
-    sum += values[i] * values[n - 1 - i];
+  for (int i = 0; i < n; ++i) sum += (i * 0.5) * ((n - 1 - i) * 0.25);
   printf("%.1f\n", sum);
   return 0;
 }
 )";
 
-// A run's cycles of the raced loop by the factor of the variant that ran (-1: a build that is
-// not a factor's, e.g. the baseline or a hotness build); nullopt: the run crashes.
+// A run's cycles of the raced loop by the factor of the variant that ran; nullopt: the run
+// crashes.
 using Script = std::function<std::optional<double>(int factor, std::size_t call)>;
 
 // Real builds and runs; the raced loop's cycles (raw, in a run the machine left alone) are the
@@ -53,6 +50,7 @@ class ScriptedExecutor : public ProcessExecutor {
     run::RunResult result = ProcessExecutor::run(spec);
     std::lock_guard<std::mutex> lock(mutex_);
     int factor = factor_of(spec);
+    if (factor < 0) return result;  // the baseline's and the hotness runs keep their timings
     std::size_t call = calls_[factor]++;
     std::optional<double> cycles = script_(factor, call);
     if (!cycles) {
@@ -90,10 +88,30 @@ class ScriptedExecutor : public ProcessExecutor {
   mutable std::mt19937_64 random_{7};
 };
 
+// A nest whose 8-iteration inner loop, once unrolled completely, leaves the outer loop innermost
+// at the RTL unroller.
+constexpr const char* kNest = R"(#include <stdio.h>
+#include <stdlib.h>
+static int basis[8] = {3, 1, 4, 1, 5, 9, 2, 6}, image[4096];
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 40000;
+  for (int j = 0; j < 4096; ++j) image[j] = j * 7 + argc;
+  long sum = 0;
+  for (int i = 0; i < n; ++i) {
+    int acc = 0;
+    for (int k = 0; k < 8; ++k) acc += basis[k] * image[(i + k) & 4095];
+    sum += acc >> 3;
+  }
+  printf("%ld\n", sum);
+  return 0;
+}
+)";
+
 class RaceEngine : public ::testing::Test {
  protected:
   void SetUp() override {
     write_file(dir_ / "src/prog.c", kProgram);
+    write_file(dir_ / "src/nest.c", kNest);
     options_.build_command = "$LOOPRACE_CC -O2 -o prog \"$LOOPRACE_SRCDIR/src/prog.c\"";
     options_.run_command = "$LOOPRACE_OUTDIR/prog";
     options_.hot = 1;
@@ -208,6 +226,38 @@ TEST_F(RaceEngine, ARerunAnswersFromTheStore) {
   EXPECT_TRUE(second.loops[0].decided_earlier);
   EXPECT_EQ(second.loops[0].decision.chosen, 2);
   for (int factor = 0; factor <= 16; ++factor) EXPECT_EQ(executor_->runs_of(factor), 0u);
+}
+
+// A nest pass races the outer loop once the inner loop's decision unrolled it completely, on
+// builds that apply that decision; a rerun answers both from the store.
+TEST_F(RaceEngine, ANestPassRacesTheLoopMadeInnermostByADecision) {
+  options_.build_command = "$LOOPRACE_CC -O2 -o prog \"$LOOPRACE_SRCDIR/src/nest.c\"";
+  // Factors 7 and up unroll the 8-iteration inner loop completely (one code group).
+  auto script = [](int factor, std::size_t) { return factor >= 7 ? 0.9 * kCycles : kCycles; };
+  RaceSummary summary = race(script);
+  ASSERT_EQ(summary.loops.size(), 2u);
+  EXPECT_EQ(summary.loops[0].loop.depth, 2);
+  EXPECT_EQ(summary.loops[0].decision.chosen, 7);
+  EXPECT_EQ(summary.loops[1].loop.depth, 1);
+  const int outer = summary.loops[1].decision.chosen;
+  EXPECT_GE(outer, 7);
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "work/baseline-pass-2"));
+
+  RaceSummary again = race(script);
+  ASSERT_EQ(again.loops.size(), 2u);
+  EXPECT_TRUE(again.loops[0].decided_earlier);
+  EXPECT_TRUE(again.loops[1].decided_earlier);
+  EXPECT_EQ(again.loops[1].decision.chosen, outer);
+}
+
+// Without nest passes the outer loop is never raced: it holds a loop in the loop table.
+TEST_F(RaceEngine, NoNestPassWhenOneIsAskedFor) {
+  options_.build_command = "$LOOPRACE_CC -O2 -o prog \"$LOOPRACE_SRCDIR/src/nest.c\"";
+  options_.nest_passes = 1;
+  RaceSummary summary =
+      race([](int factor, std::size_t) { return factor >= 7 ? 0.9 * kCycles : kCycles; });
+  ASSERT_EQ(summary.loops.size(), 1u);
+  EXPECT_EQ(summary.loops[0].loop.depth, 2);
 }
 
 }  // namespace
