@@ -329,7 +329,7 @@ resubmits only the tasks whose loops lack a decision).)txt");
         "looprace race --build " + options->build_command + " --run " + options->run_command;
     ProgressLine progress(stderr);
     if (cluster->slurm &&
-        (options->budget_seconds || options->together || options->nest_passes > 1))
+        (options->budget_seconds || options->together || cmd->count("--nest-passes") > 0))
       throw CLI::ValidationError("--slurm",
                                  "--budget, --together and --nest-passes race on one machine");
     race::RaceSummary summary =
