@@ -179,10 +179,11 @@ void add_race_command(CLI::App& app) {
           CLI::AsNumberWithUnit(std::map<std::string, double>{{"s", 1}, {"m", 60}, {"h", 3600}},
                                 CLI::AsNumberWithUnit::CASE_SENSITIVE))
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--nest-passes", options->nest_passes,
-                  "After the hot loops are decided, up to N - 1 more passes race the loops that "
-                  "became innermost once the loops inside them were unrolled as decided (an 8x8 "
-                  "nest whose inner loop is unrolled completely); each pass gets the --budget")
+  cmd->add_option(
+         "--nest-passes", options->nest_passes,
+         "After the hot loops are decided, up to N - 1 more passes race the loops that "
+         "became innermost once the loops inside them were unrolled as decided (an 8x8 "
+         "nest whose inner loop is unrolled completely); they share --budget with the first")
       ->check(CLI::Range(1u, 8u))
       ->capture_default_str();
   cmd->add_flag("--prefer-default,!--no-prefer-default", options->prefer_default,

@@ -178,7 +178,7 @@ std::vector<build::LoopRow> Racer::choose_loops() {
         "no loop of the program ran during the hotness runs of: {} (name loops with --loop)",
         options_.run_command));
   }
-  plan_budget(choice, "hot loop(s)");
+  plan_budget(choice, "hot loop(s)", options_.budget_seconds);
   return chosen;
 }
 
@@ -204,9 +204,20 @@ std::vector<build::LoopRow> Racer::nest_pass_loops(const std::vector<LoopOutcome
       },
       hot_selection());
   if (choice.chosen.empty()) return {};
-  plan_budget(choice, fmt::format("loop(s) that are innermost once the loops inside them are "
-                                  "unrolled as decided (nest pass {})",
-                                  pass));
+  // What the earlier passes' race runs left of --budget (the caps' floor when nothing).
+  std::optional<double> left = options_.budget_seconds;
+  if (left) {
+    std::size_t runs = 0;
+    for (const auto& o : outcomes) {
+      for (const auto& [factor, n] : o.decision.samples) runs += n;
+    }
+    left = std::max(0.0, *left - double(runs) * reference_.process.wall_seconds);
+  }
+  plan_budget(choice,
+              fmt::format("loop(s) that are innermost once the loops inside them are unrolled as "
+                          "decided (nest pass {})",
+                          pass),
+              left);
   std::vector<build::LoopRow> loops;
   for (const auto& h : choice.chosen) loops.push_back(*build::find_loop(baseline_.table, h.id));
   return loops;
@@ -237,11 +248,12 @@ std::vector<store::Hotness> Racer::hotness_ranking() {
 
 // Each hot loop's observation cap (--budget shares the time by the loops' shares), and the
 // race's cost said before it starts: loops, builds, the most runs it can take and their time.
-void Racer::plan_budget(const HotChoice& choice, const std::string& what) {
+void Racer::plan_budget(const HotChoice& choice, const std::string& what,
+                        std::optional<double> budget) {
   const std::size_t versions = options_.factors.empty() ? kMaxFactor + 1 : options_.factors.size();
   const double run_seconds = reference_.process.wall_seconds;
-  const std::vector<std::size_t> caps = budget_caps(
-      choice.chosen, options_.budget_seconds, run_seconds, versions, options_.plan.max_samples);
+  const std::vector<std::size_t> caps =
+      budget_caps(choice.chosen, budget, run_seconds, versions, options_.plan.max_samples);
   std::size_t runs = 0;
   for (std::size_t i = 0; i < caps.size(); ++i) {
     caps_[choice.chosen[i].id] = caps[i];
@@ -255,9 +267,9 @@ void Racer::plan_budget(const HotChoice& choice, const std::string& what) {
       choice.chosen.size(), what, 100 * choice.covered,
       choice.candidates > 0 ? 100 * choice.covered / choice.candidates : 0.0,
       choice.chosen.size() * versions, runs, double(runs) * run_seconds, run_seconds,
-      options_.budget_seconds ? fmt::format("; --budget {:.0f} s caps them at {} observations",
-                                            *options_.budget_seconds, fmt::join(caps, ", "))
-                              : "");
+      budget ? fmt::format("; {:.0f} s of --budget caps them at {} observations", *budget,
+                           fmt::join(caps, ", "))
+             : "");
   report(p);
 }
 

@@ -103,7 +103,8 @@ class Racer {
   std::vector<build::LoopRow> choose_loops();
   std::vector<store::Hotness> hotness_ranking();
   // Each chosen loop's cap; says what is raced (`what`: "hot loop(s)") and its cost up front.
-  void plan_budget(const HotChoice& choice, const std::string& what);
+  // `budget`: the seconds of --budget this choice may spend.
+  void plan_budget(const HotChoice& choice, const std::string& what, std::optional<double> budget);
   HotSelection hot_selection() const;
   // The loops that became innermost at the RTL unroller once the loops decided in the last
   // pass (`outcomes` from `last_pass`) were unrolled as decided (a build with the decisions

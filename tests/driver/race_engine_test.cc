@@ -134,7 +134,9 @@ class RaceEngine : public ::testing::Test {
     std::filesystem::current_path(dir_.path());
     RaceSummary summary;
     try {
-      summary = run_race(options_);
+      summary = run_race(options_, [this](const RaceProgress& p) {
+        if (!p.announcement.empty()) announcements_.push_back(p.announcement);
+      });
     } catch (...) {
       std::filesystem::current_path(previous);
       throw;
@@ -159,6 +161,7 @@ class RaceEngine : public ::testing::Test {
   ScratchDir dir_;
   RaceOptions options_;
   std::shared_ptr<ScriptedExecutor> executor_;
+  std::vector<std::string> announcements_;  // the races' cost, said up front
 };
 
 constexpr double kCycles = 1e6;
@@ -234,6 +237,7 @@ TEST_F(RaceEngine, ANestPassRacesTheLoopMadeInnermostByADecision) {
   options_.build_command = "$LOOPRACE_CC -O2 -o prog \"$LOOPRACE_SRCDIR/src/nest.c\"";
   // Factors 7 and up unroll the 8-iteration inner loop completely (one code group).
   auto script = [](int factor, std::size_t) { return factor >= 7 ? 0.9 * kCycles : kCycles; };
+  options_.budget_seconds = 3600;
   RaceSummary summary = race(script);
   ASSERT_EQ(summary.loops.size(), 2u);
   EXPECT_EQ(summary.loops[0].loop.depth, 2);
@@ -242,6 +246,13 @@ TEST_F(RaceEngine, ANestPassRacesTheLoopMadeInnermostByADecision) {
   const int outer = summary.loops[1].decision.chosen;
   EXPECT_GE(outer, 7);
   EXPECT_TRUE(std::filesystem::exists(dir_ / "work/baseline-pass-2"));
+  // The nest pass spends what the first pass's runs left of --budget.
+  ASSERT_GE(announcements_.size(), 2u);
+  std::smatch left;
+  ASSERT_TRUE(std::regex_search(announcements_[1], left,
+                                std::regex(R"(nest pass 2\).* (\d+) s of --budget)")))
+      << announcements_[1];
+  EXPECT_LT(std::stoi(left[1]), 3600);
 
   RaceSummary again = race(script);
   ASSERT_EQ(again.loops.size(), 2u);
