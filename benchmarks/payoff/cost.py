@@ -1,7 +1,7 @@
 """The cost of racing per decided loop against brute force.
 
 Race cost, measured: compile time (the race's `building` phases, from its progress log) and run
-time (wall time of every run the race made for the loop, from its store). Brute force, derived:
+time (wall time of every run the race made for the loop, from `looprace export` of its store). Brute force, derived:
 every raced code group x n runs + the same builds, where n is the smallest constant sample size
 whose failure rate is no higher than the race's, both replayed (`looprace replay`) on the
 recorded dataset of the same loop (benchmarks/record-dataset), and the run time per run is the
@@ -11,7 +11,6 @@ import csv
 import io
 import json
 import re
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -49,33 +48,23 @@ def phase_seconds(log_path):
     return durations
 
 
-def store_runs(db_path):
-    """loop id -> {kind: (runs, wall seconds)} of the runs targeted at that loop."""
-    out = {}
-    with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
-        for loop, kind, count, wall in db.execute(
-                "select target_loop, kind, count(*), sum(wall_seconds) from runs "
-                "group by target_loop, kind"):
-            out.setdefault(loop, {})[kind] = (count, wall)
-    return out
+def exported_loops(looprace, db_path):
+    """loop id -> its row of `looprace export --format jsonl` (decision, factors, runs)."""
+    out = subprocess.run([str(looprace), "export", "--store", str(db_path), "--format", "jsonl"],
+                         check=True, capture_output=True, text=True).stdout
+    rows = (json.loads(line) for line in out.splitlines() if line.strip())
+    return {row["id"]: row for row in rows}
 
 
-def store_decisions(db_path):
-    """loop id -> (plan string, number of raced code groups, chosen factor)."""
-    out = {}
-    with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
-        for loop, plan, groups, chosen in db.execute(
-                "select loop, plan, groups, chosen from decisions"):
-            out[loop] = (plan, len(set(json.loads(groups).values())), chosen)
-    return out
+def run_tally(row, kind):
+    """(runs, wall seconds) of one kind of the loop's own runs."""
+    t = row.get("runs", {}).get(kind, {})
+    return t.get("count", 0), t.get("wall_seconds", 0.0)
 
 
-def store_decision_sets(db_path):
-    """loop id -> (chosen factor, winners as text) of a store's decisions."""
-    with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
-        return {loop: (chosen, " ".join(map(str, json.loads(winners))))
-                for loop, chosen, winners in db.execute(
-                    "select loop, chosen, winners from decisions")}
+def decision_sets(row):
+    """(chosen factor, winners as text) of an exported loop."""
+    return row["chosen"], " ".join(map(str, row["winners"] or []))
 
 
 def recorded_loop_csv(looprace, recorded_db, workdir):
@@ -120,16 +109,18 @@ def brute_force_size(looprace, loop_csv, recorded_rounds, plan):
 
 def cost_rows(looprace, program, pdir, recorded_db, workdir):
     phases = phase_seconds(pdir / "race.log")
-    runs = store_runs(pdir / "race.db")
-    decided = store_decisions(pdir / "race.db")
+    exported = exported_loops(looprace, pdir / "race.db")
     recorded = recorded_loop_csv(looprace, recorded_db, workdir) if recorded_db else {}
     rows = []
-    for loop, (plan, groups, chosen) in decided.items():
+    for loop, decision in exported.items():
+        if decision["chosen"] is None:  # not decided yet
+            continue
+        plan, chosen = decision["plan"], decision["chosen"]
+        groups = len({f["code_group"] for f in decision["factors"] if f["code_group"] >= 0})
         build_s = sum(s for (l, phase), s in phases.items() if l == loop and phase == "building")
-        kinds = runs.get(loop, {})
-        race_runs, race_wall = kinds.get("race", (0, 0.0))
-        other_runs = sum(c for k, (c, _) in kinds.items() if k != "race")
-        other_wall = sum(w for k, (_, w) in kinds.items() if k != "race")
+        race_runs, race_wall = run_tally(decision, "race")
+        other = [run_tally(decision, k) for k in decision.get("runs", {}) if k != "race"]
+        other_runs, other_wall = sum(c for c, _ in other), sum(w for _, w in other)
         row = {"program": program, "loop": loop, "plan": plan, "groups": groups,
                "chosen": chosen, "build_s": build_s, "race_runs": race_runs,
                "race_run_s": round(race_wall, 3), "other_runs": other_runs,

@@ -21,6 +21,11 @@ json loop_row(const LoopReport& loop, double confidence) {
               {"confidence", confidence}};
   row["hotness_share"] = loop.hotness_share ? json(*loop.hotness_share) : json(nullptr);
   row["hotness_share_is_bound"] = loop.hotness_share_is_bound;
+  json runs = json::object();
+  for (const auto& [kind, t] : loop.runs) {
+    runs[kind] = {{"count", t.count}, {"wall_seconds", t.wall_seconds}};
+  }
+  row["runs"] = runs;
   json factors = json::array();
   for (std::size_t i = 0; i < figures.factors.size(); ++i) {
     const FactorFigures& f = figures.factors[i];

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,6 +69,13 @@ struct LoopReport {
   std::optional<plans::LoopDecision> decision;
   std::vector<std::string> warnings;  // e.g. stale id, factor not applied as requested
   std::vector<std::string> raced_on;  // hosts that took its race runs (cluster nodes)
+  // The runs the loop's own race took, by kind ("warmup", "race", "confirm"): what its race cost
+  // in runs (runs of loops raced together serve several loops and are in none).
+  struct RunTally {
+    std::size_t count = 0;
+    double wall_seconds = 0;
+  };
+  std::map<std::string, RunTally> runs;
 };
 
 struct Report {
