@@ -158,9 +158,10 @@ void add_race_command(CLI::App& app) {
       ->required();
   cmd->add_option("--loop", options->loops,
                   "Race this loop (16-hex-digit id or file:line:col); repeatable");
-  cmd->add_option("--hot", options->hot,
-                  "Race the N hottest innermost loops without calls (measured); default 3 when no "
-                  "--loop is given")
+  cmd->add_option(
+         "--hot", options->hot,
+         "Race the N hottest innermost loops without calls (measured); without --loop, --hot "
+         "and --coverage: --coverage 0.95 with at most 10 loops")
       ->check(CLI::Range(1u, 100000u));
   cmd->add_option("--min-share", options->min_share,
                   "--hot takes only loops with at least this share of the program's cycles")

@@ -139,11 +139,15 @@ void Racer::prepare() {
   store_->put_loops(program_, rows);
 }
 
+// Without --loop, --hot or --coverage: the loops that hold 95 % of the candidates' time, at
+// most 10, rather than a fixed few that may miss the loops that matter.
 HotSelection Racer::hot_selection() const {
   HotSelection selection;
   selection.coverage = options_.coverage;
   selection.min_share = options_.min_share;
-  selection.hot = options_.hot.value_or(options_.loops.empty() && !options_.coverage ? 3 : 0);
+  const bool nothing_named = options_.loops.empty() && !options_.hot && !options_.coverage;
+  if (nothing_named) selection.coverage = kDefaultCoverage;
+  selection.hot = options_.hot.value_or(nothing_named ? kDefaultMostLoops : 0);
   return selection;
 }
 

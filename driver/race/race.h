@@ -22,11 +22,16 @@
 
 namespace looprace::race {
 
+inline constexpr double kDefaultCoverage = 0.95;
+inline constexpr unsigned kDefaultMostLoops = 10;
+
 struct RaceOptions {
   std::string build_command;
   std::string run_command;
   std::vector<std::string> loops;  // --loop selectors (id or file:line:col)
-  std::optional<unsigned> hot;     // --hot N; without --loop, --hot and --coverage: 3
+  // --hot N; without --loop, --hot and --coverage: --coverage kDefaultCoverage with at most
+  // kDefaultMostLoops loops.
+  std::optional<unsigned> hot;
   std::optional<double> coverage;  // --coverage F: hot loops until they hold F of the loop time
   std::optional<double> budget_seconds;  // --budget: hot loops' caps share it by their shares
   double min_share = 0.01;     // --hot skips loops below this share of the program's cycles
