@@ -1,11 +1,11 @@
 """The cost of racing per decided loop against brute force.
 
 Race cost, measured: compile time (the race's `building` phases, from its progress log) and run
-time (wall time of every run the race made for the loop, from `looprace export` of its store). Brute force, derived:
-every raced code group x n runs + the same builds, where n is the smallest constant sample size
-whose failure rate is no higher than the race's, both replayed (`looprace replay`) on the
-recorded dataset of the same loop (benchmarks/record-dataset), and the run time per run is the
-mean wall time of the loop's race runs in the same store.
+time (wall time of every run the race made for the loop, from `looprace export` of its store).
+Brute force, derived: every raced code group x n runs + the same builds, where n is the smallest
+constant sample size whose failure rate is no higher than the race's, both replayed (`looprace
+replay`) on the recorded dataset of the same loop (benchmarks/record-dataset), and the run time
+per run is the mean wall time of the loop's race runs in the same store.
 """
 import csv
 import io

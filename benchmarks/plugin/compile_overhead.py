@@ -75,6 +75,7 @@ for round_number in range(args.rounds):
         (plain if name == "plain" else plugin).append(compile_all(extra))
     (work / "t.jsonl").unlink()
 
+
 def ratio_summary(label, index):
     a = [t[index] for t in plain]
     b = [t[index] for t in plugin]

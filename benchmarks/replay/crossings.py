@@ -35,7 +35,8 @@ def main():
                 if best is None or float(row["mean_samples"]) < float(best["mean_samples"]):
                     cheapest[row["plan"]] = row
         print(f"\nFailure judged by {title}, target {100 * args.target:g} %:\n")
-        print("| plan | cheapest setting | failure | samples / version | vs constant | vs JavaSTATS |")
+        print("| plan | cheapest setting | failure | samples / version | vs constant "
+              "| vs JavaSTATS |")
         print("|---|---|---|---|---|---|")
         for plan in plans:
             row = cheapest.get(plan)

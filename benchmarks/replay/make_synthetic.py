@@ -40,7 +40,8 @@ def factors(family, rng):
         return [1.0 + 0.003 * rng.random() if v in close else 1.01 + 0.05 * rng.random()
                 for v in range(VERSIONS)]
     if family == "exhaustion":
-        return [1.0 + 0.002 * rng.randrange(5) + 0.01 * (rng.random() < 0.3) for _ in range(VERSIONS)]
+        return [1.0 + 0.002 * rng.randrange(5) + 0.01 * (rng.random() < 0.3)
+                for _ in range(VERSIONS)]
     # long-tail, bimodal, drift: a few clearly worse factors, several near the best.
     return [1.0 + (0.1 + 0.3 * rng.random() if rng.random() < 0.3 else 0.01 * rng.random())
             for _ in range(VERSIONS)]

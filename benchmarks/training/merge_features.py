@@ -38,7 +38,8 @@ def main(work, dataset):
             features["gcc_factor_unroll_loops"] = unroll_loops_factor(
                 unrolled["features"]["gcc_factor"], features.get("rtl_niter", -1))
     Path(dataset).write_text("".join(json.dumps(row, sort_keys=True) + "\n" for row in rows))
-    print(f"merge_features: {len(rows) - missing} of {len(rows)} loops got features", file=sys.stderr)
+    print(f"merge_features: {len(rows) - missing} of {len(rows)} loops got features",
+          file=sys.stderr)
     return 0 if missing == 0 else 1
 
 

@@ -41,24 +41,30 @@ CASES = [
      "profile '/dev/zero' is larger than 64 MiB: not a looprace profile"),
     ("empty profile", {"profile": write("empty.profile", "")},
      "empty.profile:1: empty profile"),
-    ("profile without header", {"profile": write("noheader.profile", f"{GOOD_ID} a.c:1:1 f 0/1 4\n")},
+    ("profile without header", {"profile": write("noheader.profile",
+                                                 f"{GOOD_ID} a.c:1:1 f 0/1 4\n")},
      "noheader.profile:1: not a looprace profile"),
     ("profile wrong version", {"profile": write("v2.profile", "looprace-profile 2\n")},
      "v2.profile:1: unsupported profile version"),
     ("profile bad factor", {"profile": write("factor.profile",
-                                             f"looprace-profile 1\n# c\n{GOOD_ID} a.c:1:1 f 0/1 99\n")},
+                                             f"looprace-profile 1\n# c\n"
+                                             f"{GOOD_ID} a.c:1:1 f 0/1 99\n")},
      "factor.profile:3: bad factor '99'"),
-    ("profile bad id", {"profile": write("id.profile", "looprace-profile 1\nxyz a.c:1:1 f 0/1 4\n")},
+    ("profile bad id", {"profile": write("id.profile",
+                                         "looprace-profile 1\nxyz a.c:1:1 f 0/1 4\n")},
      "id.profile:2: bad loop id 'xyz'"),
-    ("profile short line", {"profile": write("short.profile", f"looprace-profile 1\n{GOOD_ID} a.c:1:1\n")},
+    ("profile short line", {"profile": write("short.profile",
+                                             f"looprace-profile 1\n{GOOD_ID} a.c:1:1\n")},
      "short.profile:2: expected"),
     ("profile bad position", {"profile": write("pos.profile",
                                                f"looprace-profile 1\n{GOOD_ID} a.c:1:1 f 2/2 4\n")},
      "pos.profile:2: bad position '2/2'"),
-    ("profile duplicate", {"profile": write("dup.profile", f"looprace-profile 1\n{GOOD_ID} a.c:1:1 f 0/1 4\n"
+    ("profile duplicate", {"profile": write("dup.profile",
+                                            f"looprace-profile 1\n{GOOD_ID} a.c:1:1 f 0/1 4\n"
                                             f"{GOOD_ID} a.c:1:1 f 0/1 2\n")},
      "dup.profile:3: duplicate loop id"),
-    ("unwritable table", {"table": work / "no/such/dir/t.jsonl"}, "cannot append the loop table to"),
+    ("unwritable table", {"table": work / "no/such/dir/t.jsonl"},
+     "cannot append the loop table to"),
 ]
 
 if os.geteuid() != 0:  # root reads a mode-000 file anyway
@@ -66,8 +72,8 @@ if os.geteuid() != 0:  # root reads a mode-000 file anyway
                   f"cannot read profile '{unreadable}': Permission denied"))
 
 for description, keys, expected in CASES:
-    result = lib.run(["gcc", "-O2", "-c", str(source), f"-I{args.corpus}", "-o", str(work / "d.o")] +
-                     lib.plugin_flags(args.plugin, **keys), check=False)
+    result = lib.run(["gcc", "-O2", "-c", str(source), f"-I{args.corpus}", "-o",
+                      str(work / "d.o")] + lib.plugin_flags(args.plugin, **keys), check=False)
     text = result.stderr.replace("\u2018", "'").replace("\u2019", "'")
     failures.check(result.returncode != 0, f"{description}: compilation succeeded")
     failures.check("error:" in text and expected in text,

@@ -292,7 +292,7 @@ HASH(unnamed) {
 named_rows = {row["function"]: row for row in table_rows(named_source)}
 named = {"by_unroll_zero": 0, "by_unroll_one": 1, "by_profile_two": 2, "by_profile_zero": 0}
 profile = write("named.profile", profile_text([(named_rows[f], named[f])
-                                                for f in ("by_profile_two", "by_profile_zero")]))
+                                               for f in ("by_profile_two", "by_profile_zero")]))
 records, messages, _ = compile_verified(
     named_source, "named", ["-O2"], model=FOUR, profile=profile,
     unroll=f"{named_rows['by_unroll_zero']['id']}:0,{named_rows['by_unroll_one']['id']}:1")

@@ -60,6 +60,7 @@ for row, requested, applied, how in EXPECTED:
     failures.check(reported == record["applied"],
                    f"{label}: -fopt-info says {reported} copies, verify {record['applied']}")
 
+
 def check_complete_tree(path, row, label):
     """With factor 16, the 16-iteration loop `row` of `path` is verified as complete-tree."""
     verify = work / f"verify-{path.stem}-{row['id']}.jsonl"
@@ -119,6 +120,7 @@ for path in lib.corpus_sources(args.corpus):
         if record["applied"] >= 2:
             failures.check(line_of[loop_id] in unrolled_lines,
                            f"{path.name}: verify says {record} but GCC reports no unrolling")
+
 
 # --- profiles
 def profile_text(entries):
