@@ -33,8 +33,9 @@ struct ClusterOptions {
 // The options that choose loops or name this race's own files, and those of the cluster: a
 // task gets every other argument of the command line, and its own loops and files.
 const std::set<std::string> kNotForTasks = {
-    "--loop",  "--hot",     "--coverage", "--budget",     "--nest-passes", "--min-share",
-    "--store", "--profile", "--workdir",  "--sbatch-arg", "--per-task",    "--shards"};
+    "--loop",          "--hot",       "--coverage", "--budget",  "--nest-passes",
+    "--program-check", "--min-share", "--store",    "--profile", "--workdir",
+    "--sbatch-arg",    "--per-task",  "--shards"};
 const std::set<std::string> kFlagsNotForTasks = {"--slurm", "--mixed-nodes", "--together",
                                                  "--force"};
 
@@ -51,6 +52,8 @@ std::vector<std::string> task_arguments(const std::vector<std::string>& command_
     }
     args.push_back(arg);
   }
+  // A task's loops are a part of the profile: the whole program is not its to check.
+  args.insert(args.end(), {"--program-check", "0"});
   return args;
 }
 
@@ -134,6 +137,14 @@ void print_summary(const race::RaceSummary& summary) {
     }
     for (const auto& n : o.notes) std::printf("  note: %s\n", n.c_str());
   }
+  if (const auto& c = summary.program_check) {
+    std::printf(
+        "\nwhole program with the profile's %zu change(s) vs without, %zu interleaved runs each "
+        "(CPU time): speedup %.3f (CI %.3f..%.3f), %s%s\n",
+        c->changes.size(), c->runs, c->speedup, c->ci_low, c->ci_high, c->verdict.c_str(),
+        c->withdrawn ? "; the changes are withdrawn: the profile keeps GCC's choice for every loop"
+                     : "");
+  }
   std::printf("\nprofile: %s\nstore:   %s\n", summary.profile.c_str(), summary.store.c_str());
   std::printf("elapsed: %.1f s\n", summary.elapsed_seconds);
   std::printf("apply with: looprace apply --profile %s\n", summary.profile.c_str());
@@ -186,6 +197,11 @@ void add_race_command(CLI::App& app) {
          "became innermost once the loops inside them were unrolled as decided (an 8x8 "
          "nest whose inner loop is unrolled completely); they share --budget with the first")
       ->check(CLI::Range(1u, 8u))
+      ->capture_default_str();
+  cmd->add_option("--program-check", options->program_check_runs,
+                  "Before a profile that changes GCC's choice stands, time the plain program "
+                  "built with all its changes against the plain base build, N interleaved runs "
+                  "each (CPU time); a profile that makes it slower is withdrawn (0: no check)")
       ->capture_default_str();
   cmd->add_flag("--prefer-default,!--no-prefer-default", options->prefer_default,
                 "Keep GCC's choice (factor 0) unless the confirmation runs show the chosen factor "

@@ -271,7 +271,7 @@ void Racer::plan_budget(const HotChoice& choice, const std::string& what,
       choice.chosen.size(), what, 100 * choice.covered,
       choice.candidates > 0 ? 100 * choice.covered / choice.candidates : 0.0,
       choice.chosen.size() * versions, runs, double(runs) * run_seconds, run_seconds,
-      budget ? fmt::format("; {:.0f} s of --budget caps them at {} observations", *budget,
+      budget ? fmt::format("; {:.1f} s of --budget caps them at {} observations", *budget,
                            fmt::join(caps, ", "))
              : "");
   report(p);
@@ -691,7 +691,7 @@ LoopOutcome Racer::race_loop(const build::LoopRow& loop) {
   return std::move(r.outcome);
 }
 
-void Racer::write_profile(const LoopOutcome& o) {
+void Racer::write_profile(const LoopOutcome& o, const ProgramCheck* withdrawn) {
   const plans::LoopDecision& d = o.decision;
   profile::Entry e;
   e.id = o.loop.id;
@@ -701,7 +701,13 @@ void Racer::write_profile(const LoopOutcome& o) {
   e.function = o.loop.function;
   e.index = o.loop.index;
   e.loops = std::max(1, o.loop.loops);
-  e.factor = d.chosen;
+  e.factor = withdrawn ? 0 : d.chosen;
+  if (withdrawn) {
+    e.evidence.emplace_back("withdrawn", std::to_string(d.chosen));
+    e.evidence.emplace_back("program_speedup", fmt::format("{:.3f}", withdrawn->speedup));
+    e.evidence.emplace_back("program_ci",
+                            fmt::format("{:.3f},{:.3f}", withdrawn->ci_low, withdrawn->ci_high));
+  }
   e.evidence.emplace_back("winners", join(d.winners));
   e.evidence.emplace_back("samples", join(d.winner_samples()));
   if (d.unconfirmed) {
@@ -781,6 +787,12 @@ RaceSummary Racer::run() {
     if (loops.empty()) break;
     last_pass = summary.loops.size();
     race_loops(loops, summary.loops);
+  }
+  summary.program_check = check_program(summary.loops);
+  if (summary.program_check && summary.program_check->withdrawn) {
+    for (const auto& o : summary.loops) {
+      if (o.decision.chosen != 0) write_profile(o, &*summary.program_check);
+    }
   }
   summary.facts = facts_;
   summary.tsc_hz = reference_.observations.tsc_hz;

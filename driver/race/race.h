@@ -40,6 +40,9 @@ struct RaceOptions {
   // --nest-passes N: after the hot loops are decided, up to N - 1 more passes race the loops
   // that became innermost once the loops inside them were unrolled as decided (hot loops only).
   unsigned nest_passes = 3;
+  // Interleaved runs of the plain program with and without the profile's changes before the
+  // profile stands (--program-check N; 0: none); a profile that makes it slower is withdrawn.
+  std::size_t program_check_runs = 30;
   bool keep_duplicates = false;  // race byte-identical factors apart (the paper's brute force)
   unsigned jobs = 2;
   std::vector<int> factors;  // empty: 0..16 (0 is always raced: it is the baseline arm)
@@ -93,12 +96,23 @@ struct LoopOutcome {
   std::vector<std::string> notes;  // disqualified variants, factors not applied as asked
 };
 
+// The whole-program check of a profile that changes GCC's choice: CPU time of the plain program
+// built with all the changes against the plain base build, interleaved.
+struct ProgramCheck {
+  std::size_t runs = 0;  // of each build
+  double speedup = 1, ci_low = 1, ci_high = 1;
+  std::string verdict;
+  bool withdrawn = false;  // slower: the profile keeps GCC's choice for every loop
+  std::vector<std::pair<std::string, int>> changes;  // loop id, factor
+};
+
 struct RaceSummary {
   run::MachineFacts facts;
   std::optional<double> tsc_hz;        // as the runtime measured it in the baseline run
   std::optional<double> probe_cycles;  // cycles an empty instrumented region measures
   double baseline_seconds = 0;         // wall time of one baseline run
   std::vector<LoopOutcome> loops;
+  std::optional<ProgramCheck> program_check;
   std::filesystem::path store, profile;
   double elapsed_seconds = 0;
 };

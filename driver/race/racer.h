@@ -158,7 +158,11 @@ class Racer {
                                                           const std::vector<LoopRace*>& racing,
                                                           std::size_t s, std::size_t round,
                                                           store::RunKind kind);
-  void write_profile(const LoopOutcome& outcome);
+  // `withdrawn`: the whole-program check withdrew the loop's change (factor 0 written).
+  void write_profile(const LoopOutcome& outcome, const ProgramCheck* withdrawn = nullptr);
+  AppliedFactors profile_changes(const std::vector<LoopOutcome>& outcomes) const;
+  // The whole-program check (race/program_check.cc); none when nothing changes GCC's choice.
+  std::optional<ProgramCheck> check_program(const std::vector<LoopOutcome>& outcomes);
   void report(RaceProgress p) {
     if (!progress_) return;
     if (!p.together) p.loop = loop_number_;

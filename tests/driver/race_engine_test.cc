@@ -46,9 +46,23 @@ class ScriptedExecutor : public ProcessExecutor {
  public:
   explicit ScriptedExecutor(Script script) : script_(std::move(script)) {}
 
+  // CPU seconds of a run of the plain base build (false) or of the build with the profile's
+  // changes (true): what the whole-program check compares.
+  std::function<double(bool profiled)> program_script = [](bool) { return 1.0; };
+
   run::RunResult run(const run::RunSpec& spec) const override {
     run::RunResult result = ProcessExecutor::run(spec);
     std::lock_guard<std::mutex> lock(mutex_);
+    const std::string dir = spec.env.get("LOOPRACE_OUTDIR").value_or("");
+    for (bool profiled : {false, true}) {
+      const std::string name = profiled ? "/program-check" : "/baseline";
+      if (dir.size() >= name.size() &&
+          dir.compare(dir.size() - name.size(), name.size(), name) == 0) {
+        std::normal_distribution<double> noise(0.0, 0.005);
+        result.process.user_seconds = program_script(profiled) * std::exp(noise(random_));
+        result.process.system_seconds = 0;
+      }
+    }
     int factor = factor_of(spec);
     if (factor < 0) return result;  // the baseline's and the hotness runs keep their timings
     std::size_t call = calls_[factor]++;
@@ -127,8 +141,10 @@ class RaceEngine : public ::testing::Test {
   }
 
   // Races with `script` from the scratch directory (the sources' directory for the build).
-  RaceSummary race(const Script& script) {
+  RaceSummary race(
+      const Script& script, std::function<double(bool)> program_script = [](bool) { return 1.0; }) {
     executor_ = std::make_shared<ScriptedExecutor>(script);
+    executor_->program_script = std::move(program_script);
     options_.executor = executor_;
     auto previous = std::filesystem::current_path();
     std::filesystem::current_path(dir_.path());
@@ -180,6 +196,30 @@ TEST_F(RaceEngine, ChoosesAndConfirmsTheFasterCode) {
   ASSERT_TRUE(speedup);
   EXPECT_NEAR(speedup->geometric_speedup, 1 / 0.9, 0.02);
   EXPECT_EQ(profile_line(summary).factor, 4);
+}
+
+// The whole-program check keeps a profile whose program is not slower, and withdraws one whose
+// program is: the profile then writes factor 0 and says what it withdrew.
+TEST_F(RaceEngine, TheWholeProgramCheckWithdrawsAProfileThatSlowsTheProgram) {
+  auto script = [](int factor, std::size_t) {
+    return factor >= 4 && factor < 8 ? 0.9 * kCycles : kCycles;
+  };
+  RaceSummary kept = race(script);
+  ASSERT_TRUE(kept.program_check);
+  EXPECT_FALSE(kept.program_check->withdrawn);
+  EXPECT_EQ(kept.program_check->changes.size(), 1u);
+  EXPECT_EQ(profile_line(kept).factor, 4);
+
+  options_.store = dir_ / "slower.db";
+  options_.profile = dir_ / "slower.profile";
+  RaceSummary slower = race(script, [](bool profiled) { return profiled ? 1.05 : 1.0; });
+  ASSERT_TRUE(slower.program_check);
+  EXPECT_TRUE(slower.program_check->withdrawn);
+  EXPECT_NEAR(slower.program_check->speedup, 1 / 1.05, 0.01);
+  EXPECT_EQ(slower.loops[0].decision.chosen, 4);  // the race's own decision stays in the store
+  ProfileLine line = profile_line(slower);
+  EXPECT_EQ(line.factor, 0);
+  EXPECT_NE(line.evidence.find("withdrawn=4"), std::string::npos) << line.evidence;
 }
 
 // All codes equal: GCC's default stays, whatever the plan picked among the tied.
@@ -250,9 +290,9 @@ TEST_F(RaceEngine, ANestPassRacesTheLoopMadeInnermostByADecision) {
   ASSERT_GE(announcements_.size(), 2u);
   std::smatch left;
   ASSERT_TRUE(std::regex_search(announcements_[1], left,
-                                std::regex(R"(nest pass 2\).* (\d+) s of --budget)")))
+                                std::regex(R"(nest pass 2\).* ([\d.]+) s of --budget)")))
       << announcements_[1];
-  EXPECT_LT(std::stoi(left[1]), 3600);
+  EXPECT_LT(std::stod(left[1]), 3600);
 
   RaceSummary again = race(script);
   ASSERT_EQ(again.loops.size(), 2u);

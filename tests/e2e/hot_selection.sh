@@ -31,7 +31,7 @@ raced=$(sql "select l.line from decisions d join loops l on l.id = d.loop order 
 "$looprace" race --build "$build" --run '$LOOPRACE_OUTDIR/cxx' --coverage 0.99 --min-share 0 \
   --budget 3s --confirm 0 --factors 0,2 --store "$work/budget.db" --profile "$work/b.profile" \
   >budget.log 2>&1 || fail "race with a budget: $(cat budget.log)"
-grep -Eq "^racing [0-9]+ hot loop\(s\) holding .* 3 s of --budget caps them at" budget.log ||
+grep -Eq "^racing [0-9]+ hot loop\(s\) holding .* 3.0 s of --budget caps them at" budget.log ||
   fail "no cost up front: $(cat budget.log)"
 caps=$(sqlite3 "$work/budget.db" "select plan from decisions" | grep -o 'cap=[0-9]*' | sort -u | wc -l)
 [ "$caps" -ge 2 ] || fail "every loop got the same cap: $(sqlite3 "$work/budget.db" "select plan from decisions")"
