@@ -133,6 +133,9 @@ void Racer::prepare() {
   base.wall_seconds = reference_.process.wall_seconds;
   base.exit_status = exit_status_of(reference_.process);
   store_->add_run(program_, session_, base);
+  // The first session's run time prices --budget, so that a resumed race computes the same
+  // observation caps, names the same plans and finds its decisions.
+  budget_run_seconds_ = store_->runs(program_, store::RunKind::kBaseline).front().wall_seconds;
 
   std::vector<store::LoopRow> rows;
   for (const auto& r : baseline_.table.rows) rows.push_back(store_row(r));
@@ -215,7 +218,7 @@ std::vector<build::LoopRow> Racer::nest_pass_loops(const std::vector<LoopOutcome
     for (const auto& o : outcomes) {
       for (const auto& [factor, n] : o.decision.samples) runs += n;
     }
-    left = std::max(0.0, *left - double(runs) * reference_.process.wall_seconds);
+    left = std::max(0.0, *left - double(runs) * budget_run_seconds_);
   }
   plan_budget(choice,
               fmt::format("loop(s) that are innermost once the loops inside them are unrolled as "
@@ -255,7 +258,7 @@ std::vector<store::Hotness> Racer::hotness_ranking() {
 void Racer::plan_budget(const HotChoice& choice, const std::string& what,
                         std::optional<double> budget) {
   const std::size_t versions = options_.factors.empty() ? kMaxFactor + 1 : options_.factors.size();
-  const double run_seconds = reference_.process.wall_seconds;
+  const double run_seconds = budget_run_seconds_;
   const std::vector<std::size_t> caps =
       budget_caps(choice.chosen, budget, run_seconds, versions, options_.plan.max_samples);
   std::size_t runs = 0;

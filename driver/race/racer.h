@@ -192,6 +192,7 @@ class Racer {
   run::RunResult reference_;
   std::map<std::string, store::Hotness> hotness_;
   std::vector<store::Hotness> ranking_;  // hottest first
+  double budget_run_seconds_ = 0;        // one run's wall time as --budget counts it
   // Decided factors every later build applies (nest passes): loop id, factor.
   AppliedFactors applied_;
   std::map<std::string, std::size_t> caps_;  // observation cap per hot loop (--budget)

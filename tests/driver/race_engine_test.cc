@@ -49,6 +49,8 @@ class ScriptedExecutor : public ProcessExecutor {
   // CPU seconds of a run of the plain base build (false) or of the build with the profile's
   // changes (true): what the whole-program check compares.
   std::function<double(bool profiled)> program_script = [](bool) { return 1.0; };
+  // Wall seconds of the base build's runs (0: as measured); --budget is priced by them.
+  double baseline_wall = 0;
 
   run::RunResult run(const run::RunSpec& spec) const override {
     run::RunResult result = ProcessExecutor::run(spec);
@@ -61,6 +63,7 @@ class ScriptedExecutor : public ProcessExecutor {
         std::normal_distribution<double> noise(0.0, 0.005);
         result.process.user_seconds = program_script(profiled) * std::exp(noise(random_));
         result.process.system_seconds = 0;
+        if (!profiled && baseline_wall > 0) result.process.wall_seconds = baseline_wall;
       }
     }
     int factor = factor_of(spec);
@@ -142,9 +145,11 @@ class RaceEngine : public ::testing::Test {
 
   // Races with `script` from the scratch directory (the sources' directory for the build).
   RaceSummary race(
-      const Script& script, std::function<double(bool)> program_script = [](bool) { return 1.0; }) {
+      const Script& script, std::function<double(bool)> program_script = [](bool) { return 1.0; },
+      double baseline_wall = 0) {
     executor_ = std::make_shared<ScriptedExecutor>(script);
     executor_->program_script = std::move(program_script);
+    executor_->baseline_wall = baseline_wall;
     options_.executor = executor_;
     auto previous = std::filesystem::current_path();
     std::filesystem::current_path(dir_.path());
@@ -259,12 +264,15 @@ TEST_F(RaceEngine, DisqualifiesACrashingVariant) {
   EXPECT_NE(d.disqualified.at(16).find("signal 11"), std::string::npos) << d.disqualified.at(16);
 }
 
-// A second race of the same program finds the decision in the store and runs no variant.
+// A second race of the same program finds the decision in the store and runs no variant, also
+// under a --budget whose caps are priced by a run time each command measures anew.
 TEST_F(RaceEngine, ARerunAnswersFromTheStore) {
+  options_.budget_seconds = 3;
   auto script = [](int factor, std::size_t) { return factor == 2 ? 0.9 * kCycles : kCycles; };
-  RaceSummary first = race(script);
+  auto same = [](bool) { return 1.0; };
+  RaceSummary first = race(script, same, 0.010);  // caps of 17 observations
   ASSERT_EQ(first.loops[0].decision.chosen, 2);
-  RaceSummary second = race(script);
+  RaceSummary second = race(script, same, 0.004);  // would be 40
   ASSERT_EQ(second.loops.size(), 1u);
   EXPECT_TRUE(second.loops[0].decided_earlier);
   EXPECT_EQ(second.loops[0].decision.chosen, 2);
