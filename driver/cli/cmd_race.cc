@@ -137,7 +137,10 @@ void print_summary(const race::RaceSummary& summary) {
     }
     for (const auto& n : o.notes) std::printf("  note: %s\n", n.c_str());
   }
-  if (const auto& c = summary.program_check) {
+  if (const auto& c = summary.program_check; c && !c->failure.empty()) {
+    std::printf("\nwhole program with the profile's %zu change(s): %s; the changes are withdrawn\n",
+                c->changes.size(), c->failure.c_str());
+  } else if (c) {
     std::printf(
         "\nwhole program with the profile's %zu change(s) vs without, %zu interleaved runs each "
         "(CPU time): speedup %.3f (CI %.3f..%.3f), %s%s\n",

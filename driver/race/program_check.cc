@@ -46,8 +46,17 @@ std::optional<ProgramCheck> Racer::check_program(const std::vector<LoopOutcome>&
   build::VariantSpec spec;
   spec.unroll = {{"all", 0}};
   spec.unroll.insert(spec.unroll.end(), changes.begin(), changes.end());
+  ProgramCheck check;
+  check.runs = options_.program_check_runs;
+  check.changes = changes;
+  // A profile whose program does not build or run as the base does is withdrawn, never kept.
+  auto withdraw = [&](std::string why) {
+    check.withdrawn = true;
+    check.failure = std::move(why);
+    return check;
+  };
   auto built = ws_.executor->build_one(build_job(ws_, spec, dir, "the program with the profile"));
-  if (!built.ok()) throw Error(built.failure_message());
+  if (!built.ok()) return withdraw("does not build: " + built.failure_message());
 
   plans::SpeedupEvidence evidence{plans::SpeedupSource::kConfirmation, {}, {}, options_.confidence};
   std::mt19937_64 order(mix(options_.seed, 0x70726f67ULL));
@@ -59,22 +68,19 @@ std::optional<ProgramCheck> Racer::check_program(const std::vector<LoopOutcome>&
       run::Judgement j =
           run::judge_run(reference_, r, run::CheckOptions{options_.check_output}, false);
       if (!j.ok()) {
-        throw Error(fmt::format("the whole-program check's run of the {} build failed: {}",
-                                profiled ? "profiled" : "base", j.message));
+        return withdraw(fmt::format("a run of the {} build failed: {}",
+                                    profiled ? "profiled" : "base", j.message));
       }
       (profiled ? evidence.chosen : evidence.baseline).push_back(cpu_seconds(r));
     }
   }
   auto test = plans::speedup_of(evidence);
   if (!test) return std::nullopt;
-  ProgramCheck check;
-  check.runs = options_.program_check_runs;
   check.speedup = test->geometric_speedup;
   check.ci_low = test->speedup_interval.lower;
   check.ci_high = test->speedup_interval.upper;
   check.verdict = stats::verdict_name(test->ratio_verdict);
   check.withdrawn = test->ratio_verdict == stats::Verdict::slower;
-  check.changes = changes;
   return check;
 }
 

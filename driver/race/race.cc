@@ -707,9 +707,13 @@ void Racer::write_profile(const LoopOutcome& o, const ProgramCheck* withdrawn) {
   e.factor = withdrawn ? 0 : d.chosen;
   if (withdrawn) {
     e.evidence.emplace_back("withdrawn", std::to_string(d.chosen));
-    e.evidence.emplace_back("program_speedup", fmt::format("{:.3f}", withdrawn->speedup));
-    e.evidence.emplace_back("program_ci",
-                            fmt::format("{:.3f},{:.3f}", withdrawn->ci_low, withdrawn->ci_high));
+    if (!withdrawn->failure.empty()) {
+      e.evidence.emplace_back("program_check", "failed");
+    } else {
+      e.evidence.emplace_back("program_speedup", fmt::format("{:.3f}", withdrawn->speedup));
+      e.evidence.emplace_back("program_ci",
+                              fmt::format("{:.3f},{:.3f}", withdrawn->ci_low, withdrawn->ci_high));
+    }
   }
   e.evidence.emplace_back("winners", join(d.winners));
   e.evidence.emplace_back("samples", join(d.winner_samples()));

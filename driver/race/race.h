@@ -103,6 +103,7 @@ struct ProgramCheck {
   double speedup = 1, ci_low = 1, ci_high = 1;
   std::string verdict;
   bool withdrawn = false;  // slower: the profile keeps GCC's choice for every loop
+  std::string failure;     // why the profiled program could not be timed (then withdrawn)
   std::vector<std::pair<std::string, int>> changes;  // loop id, factor
 };
 

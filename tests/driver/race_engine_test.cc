@@ -64,6 +64,10 @@ class ScriptedExecutor : public ProcessExecutor {
         result.process.user_seconds = program_script(profiled) * std::exp(noise(random_));
         result.process.system_seconds = 0;
         if (!profiled && baseline_wall > 0) result.process.wall_seconds = baseline_wall;
+        if (result.process.user_seconds < 0) {  // a scripted crash
+          result.process.ending = run::Ending::signaled;
+          result.process.term_signal = 11;
+        }
       }
     }
     int factor = factor_of(spec);
@@ -225,6 +229,20 @@ TEST_F(RaceEngine, TheWholeProgramCheckWithdrawsAProfileThatSlowsTheProgram) {
   ProfileLine line = profile_line(slower);
   EXPECT_EQ(line.factor, 0);
   EXPECT_NE(line.evidence.find("withdrawn=4"), std::string::npos) << line.evidence;
+}
+
+// A profile whose program crashes is withdrawn, not kept and not an error.
+TEST_F(RaceEngine, TheWholeProgramCheckWithdrawsAProfileWhoseProgramFails) {
+  RaceSummary summary = race(
+      [](int factor, std::size_t) { return factor >= 4 && factor < 8 ? 0.9 * kCycles : kCycles; },
+      [](bool profiled) { return profiled ? -1.0 : 1.0; });
+  ASSERT_TRUE(summary.program_check);
+  EXPECT_TRUE(summary.program_check->withdrawn);
+  EXPECT_NE(summary.program_check->failure.find("signal 11"), std::string::npos)
+      << summary.program_check->failure;
+  ProfileLine line = profile_line(summary);
+  EXPECT_EQ(line.factor, 0);
+  EXPECT_NE(line.evidence.find("program_check=failed"), std::string::npos) << line.evidence;
 }
 
 // All codes equal: GCC's default stays, whatever the plan picked among the tied.
