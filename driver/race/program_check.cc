@@ -24,7 +24,7 @@ double cpu_seconds(const run::RunResult& r) {
 
 }  // namespace
 
-AppliedFactors Racer::profile_changes(const std::vector<LoopOutcome>& outcomes) const {
+AppliedFactors Racer::profile_changes(std::span<const LoopOutcome> outcomes) {
   AppliedFactors changes;
   for (const auto& o : outcomes) {
     if (o.decision.chosen != 0) changes.emplace_back(o.loop.id, o.decision.chosen);

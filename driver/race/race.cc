@@ -191,12 +191,9 @@ std::vector<build::LoopRow> Racer::choose_loops() {
 
 std::vector<build::LoopRow> Racer::nest_pass_loops(const std::vector<LoopOutcome>& outcomes,
                                                    std::size_t last_pass, unsigned pass) {
-  const std::size_t before = applied_.size();
-  for (std::size_t i = last_pass; i < outcomes.size(); ++i) {
-    const LoopOutcome& o = outcomes[i];
-    if (o.decision.chosen != 0) applied_.emplace_back(o.loop.id, o.decision.chosen);
-  }
-  if (applied_.size() == before) return {};
+  const AppliedFactors decided = profile_changes(std::span(outcomes).subspan(last_pass));
+  if (decided.empty()) return {};
+  applied_.insert(applied_.end(), decided.begin(), decided.end());
   const Baseline earlier = std::move(baseline_);
   baseline_ = build_baseline(ws_, applied_, fmt::format("baseline-pass-{}", pass));
   std::set<std::string> raced;

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -160,7 +161,8 @@ class Racer {
                                                           store::RunKind kind);
   // `withdrawn`: the whole-program check withdrew the loop's change (factor 0 written).
   void write_profile(const LoopOutcome& outcome, const ProgramCheck* withdrawn = nullptr);
-  AppliedFactors profile_changes(const std::vector<LoopOutcome>& outcomes) const;
+  // The loops whose decision changes GCC's choice, with their factors.
+  static AppliedFactors profile_changes(std::span<const LoopOutcome> outcomes);
   // The whole-program check (race/program_check.cc); none when nothing changes GCC's choice.
   std::optional<ProgramCheck> check_program(const std::vector<LoopOutcome>& outcomes);
   void report(RaceProgress p) {
