@@ -135,7 +135,7 @@ void Racer::prepare() {
   store_->add_run(program_, session_, base);
   // The first session's run time prices --budget, so that a resumed race computes the same
   // observation caps, names the same plans and finds its decisions.
-  budget_run_seconds_ = store_->runs(program_, store::RunKind::kBaseline).front().wall_seconds;
+  budget_run_seconds_ = *store_->first_wall_seconds(program_, store::RunKind::kBaseline);
 
   std::vector<store::LoopRow> rows;
   for (const auto& r : baseline_.table.rows) rows.push_back(store_row(r));

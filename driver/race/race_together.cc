@@ -112,8 +112,8 @@ std::vector<std::optional<plans::Observation>> Racer::run_slot(const JointBatch&
                                                                store::RunKind kind) {
   store::RunRow row;
   row.kind = kind;
-  row.target_loop = b.name;
-  row.group = static_cast<int>(s);
+  row.group = -1;
+  row.joint = store::JointSlot{b.name, static_cast<int>(s)};
   row.round = static_cast<int>(round);
   run::RunResult result = run_build_once(ws_, b.dirs[s]);
   fill_run_row(row, result);
@@ -166,7 +166,7 @@ void Racer::race_batch(const std::vector<LoopRace*>& racing) {
   }
 
   std::size_t rounds_before = 0;
-  for (const auto& run : store_->runs(program_, store::RunKind::kRace, b.name)) {
+  for (const auto& run : store_->joint_runs(program_, store::RunKind::kRace, b.name)) {
     rounds_before = std::max(rounds_before, static_cast<std::size_t>(run.round));
   }
   JointRounds joint(

@@ -52,7 +52,7 @@ struct VariantBuild {
 // the slots' builds.
 struct JointBatch {
   std::uint64_t key = 0;
-  std::string name;                                 // "joint:<key>": the target_loop of its runs
+  std::string name;                                 // "joint:<key>": the batch of its runs
   std::string dir;                                  // "joint-<key>": the builds' directory name
   std::map<std::string, std::vector<int>> factors;  // loop id -> factor in each slot
   SlotAssignment slots;                             // slots[s][l]: loop l's version (or SIZE_MAX)

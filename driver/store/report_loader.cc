@@ -105,12 +105,8 @@ report::Report load_report(const Store& store, const std::vector<std::string>& s
       l.hotness_share_is_bound = h->second.is_bound();
     }
     l.raced_on = store.race_hosts(program.id, l.id);
-    for (RunKind k : {RunKind::kWarmup, RunKind::kRace, RunKind::kConfirm}) {
-      for (const auto& r : store.runs(program.id, k, l.id)) {
-        auto& t = l.runs[to_string(k)];
-        ++t.count;
-        t.wall_seconds += r.wall_seconds;
-      }
+    for (const auto& [kind, tally] : store.run_tally(program.id, l.id)) {
+      l.runs[kind] = {tally.first, tally.second};
     }
 
     const plans::LoopDecision* d = nullptr;

@@ -39,8 +39,10 @@ CREATE TABLE IF NOT EXISTS runs(
   layout INTEGER NOT NULL, env_padding INTEGER NOT NULL, taken TEXT NOT NULL,
   wall_seconds REAL NOT NULL, exit_status INTEGER NOT NULL, ok INTEGER NOT NULL,
   reason TEXT NOT NULL, nivcsw INTEGER NOT NULL DEFAULT 0,
-  steal_ticks INTEGER NOT NULL DEFAULT 0, off_cpu_ns INTEGER NOT NULL DEFAULT 0);
+  steal_ticks INTEGER NOT NULL DEFAULT 0, off_cpu_ns INTEGER NOT NULL DEFAULT 0,
+  batch TEXT, slot INTEGER);
 CREATE INDEX IF NOT EXISTS runs_by_target ON runs(program, kind, target_loop, id);
+CREATE INDEX IF NOT EXISTS runs_by_batch ON runs(program, kind, batch, id);
 CREATE TABLE IF NOT EXISTS observations(
   run INTEGER NOT NULL REFERENCES runs(id), loop TEXT NOT NULL,
   cycles INTEGER NOT NULL, entries INTEGER NOT NULL, migrated INTEGER NOT NULL,
@@ -83,6 +85,12 @@ constexpr const char* kMigrations[] = {
     "UPDATE runs SET kind = 'confirm' WHERE id IN (SELECT a.id FROM after a WHERE "
     "  (SELECT count(DISTINCT b.grp) FROM after b WHERE b.program = a.program AND "
     "   b.loop = a.loop) <= 2);",
+    // 5: a joint run's batch and slot in columns of their own; it had them in target_loop and
+    // grp, which hold a loop and a code group in every other run.
+    "ALTER TABLE runs ADD COLUMN batch TEXT;"
+    "ALTER TABLE runs ADD COLUMN slot INTEGER;"
+    "UPDATE runs SET batch = target_loop, slot = grp, target_loop = '', grp = -1 "
+    "  WHERE target_loop LIKE 'joint:%';",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion - 1);
 
@@ -111,21 +119,17 @@ class Statement {
     check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
     return *this;
   }
-  Statement& bind(int i, const std::optional<double>& v) {
-    if (v) return bind(i, *v);
+  Statement& bind_null(int i) {
     check(sqlite3_bind_null(stmt_, i));
     return *this;
   }
+  Statement& bind(int i, const std::optional<double>& v) { return v ? bind(i, *v) : bind_null(i); }
   // Binds column `col` of `from`'s current row as it is, NULL and type included.
   Statement& bind_column(int i, const Statement& from, int col) {
     check(sqlite3_bind_value(stmt_, i, sqlite3_column_value(from.stmt_, col)));
     return *this;
   }
-  Statement& bind(int i, const std::optional<int>& v) {
-    if (v) return bind(i, *v);
-    check(sqlite3_bind_null(stmt_, i));
-    return *this;
-  }
+  Statement& bind(int i, const std::optional<int>& v) { return v ? bind(i, *v) : bind_null(i); }
 
   // Steps once; true when a row is available.
   bool step() {
@@ -569,7 +573,7 @@ std::int64_t Store::add_run(std::int64_t program, std::int64_t session, const Ru
   Statement q(db_,
               "INSERT INTO runs(uid, program, session, kind, target_loop, grp, round, layout, "
               "env_padding, taken, wall_seconds, exit_status, ok, reason, nivcsw, steal_ticks, "
-              "off_cpu_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+              "off_cpu_ns, batch, slot) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   q.bind(1, unique_id())
       .bind(2, program)
       .bind(3, session)
@@ -586,8 +590,13 @@ std::int64_t Store::add_run(std::int64_t program, std::int64_t session, const Ru
       .bind(14, run.reason)
       .bind(15, static_cast<std::int64_t>(run.nivcsw))
       .bind(16, static_cast<std::int64_t>(run.steal_ticks))
-      .bind(17, static_cast<std::int64_t>(run.off_cpu_ns))
-      .run();
+      .bind(17, static_cast<std::int64_t>(run.off_cpu_ns));
+  if (run.joint) {
+    q.bind(18, run.joint->batch).bind(19, run.joint->slot);
+  } else {
+    q.bind_null(18).bind_null(19);
+  }
+  q.run();
   std::int64_t id = sqlite3_last_insert_rowid(db_);
   Statement obs(db_,
                 "INSERT INTO observations(run, loop, cycles, entries, migrated, nested, "
@@ -610,14 +619,25 @@ std::int64_t Store::add_run(std::int64_t program, std::int64_t session, const Ru
 std::vector<RunRow> Store::runs(std::int64_t program, RunKind kind,
                                 const std::string& target_loop) const {
   bool by_target = kind == RunKind::kRace || kind == RunKind::kWarmup || kind == RunKind::kConfirm;
-  std::string sql =
+  return select_runs(program, kind, by_target ? "target_loop" : "", target_loop);
+}
+
+std::vector<RunRow> Store::joint_runs(std::int64_t program, RunKind kind,
+                                      const std::string& batch) const {
+  return select_runs(program, kind, "batch", batch);
+}
+
+std::vector<RunRow> Store::select_runs(std::int64_t program, RunKind kind,
+                                       const std::string& column, const std::string& value) const {
+  const std::string where = column.empty() ? "" : fmt::format(" AND {}=?3", column);
+  const std::string sql = fmt::format(
       "SELECT id, kind, target_loop, grp, round, layout, env_padding, wall_seconds, exit_status, "
-      "ok, reason, nivcsw, steal_ticks, off_cpu_ns FROM runs WHERE program=? AND kind=?";
-  if (by_target) sql += " AND target_loop=?";
-  sql += " ORDER BY round, id";
+      "ok, reason, nivcsw, steal_ticks, off_cpu_ns, batch, slot FROM runs WHERE program=?1 AND "
+      "kind=?2{} ORDER BY round, id",
+      where);
   Statement q(db_, sql.c_str());
   q.bind(1, program).bind(2, to_string(kind));
-  if (by_target) q.bind(3, target_loop);
+  if (!column.empty()) q.bind(3, value);
   std::vector<RunRow> out;
   std::map<std::int64_t, std::size_t> index;
   while (q.step()) {
@@ -636,16 +656,18 @@ std::vector<RunRow> Store::runs(std::int64_t program, RunKind kind,
     r.nivcsw = static_cast<std::uint64_t>(q.integer(11));
     r.steal_ticks = static_cast<std::uint64_t>(q.integer(12));
     r.off_cpu_ns = static_cast<std::uint64_t>(q.integer(13));
+    if (!q.is_null(14)) r.joint = JointSlot{q.text(14), static_cast<int>(q.integer(15))};
     index[r.id] = out.size();
     out.push_back(std::move(r));
   }
-  std::string obs_sql =
+  const std::string obs_sql = fmt::format(
       "SELECT o.run, o.loop, o.cycles, o.entries, o.migrated, o.nested, o.filtered_cycles, "
-      "o.disturbed FROM observations o JOIN runs r ON r.id=o.run WHERE r.program=? AND r.kind=?";
-  if (by_target) obs_sql += " AND r.target_loop=?";
+      "o.disturbed FROM observations o JOIN runs r ON r.id=o.run WHERE r.program=?1 AND "
+      "r.kind=?2{}",
+      column.empty() ? "" : fmt::format(" AND r.{}=?3", column));
   Statement obs(db_, obs_sql.c_str());
   obs.bind(1, program).bind(2, to_string(kind));
-  if (by_target) obs.bind(3, target_loop);
+  if (!column.empty()) obs.bind(3, value);
   while (obs.step()) {
     auto it = index.find(obs.integer(0));
     if (it == index.end()) continue;
@@ -664,11 +686,11 @@ std::vector<std::string> Store::raced_loops(std::int64_t program) const {
   Statement q(db_,
               "SELECT loop FROM ("
               " SELECT target_loop AS loop, min(id) AS first FROM runs"
-              " WHERE program=?1 AND kind='race' AND target_loop NOT LIKE 'joint:%'"
+              " WHERE program=?1 AND kind='race' AND batch IS NULL"
               " GROUP BY target_loop"
               " UNION ALL"
               " SELECT j.loop, min(r.id) FROM joint_slots j JOIN runs r"
-              " ON r.program=j.program AND r.kind='race' AND r.target_loop=j.batch"
+              " ON r.program=j.program AND r.kind='race' AND r.batch=j.batch"
               " WHERE j.program=?1 GROUP BY j.loop)"
               " GROUP BY loop ORDER BY min(first)");
   q.bind(1, program);
@@ -720,8 +742,8 @@ std::vector<LoopRaceRun> Store::loop_race_runs(std::int64_t program,
               " UNION ALL"
               " SELECT r.id, r.round, j.factor, r.ok, r.reason, o.cycles, o.filtered_cycles"
               " FROM joint_slots j"
-              " JOIN runs r ON r.program=j.program AND r.kind='race' AND r.target_loop=j.batch"
-              " AND r.grp=j.slot"
+              " JOIN runs r ON r.program=j.program AND r.kind='race' AND r.batch=j.batch"
+              " AND r.slot=j.slot"
               " LEFT JOIN observations o ON o.run=r.id AND o.loop=j.loop"
               " WHERE j.program=?1 AND j.loop=?2"
               " ORDER BY 2, 1");
@@ -797,126 +819,113 @@ std::set<std::string> Store::decided_loops() const {
 }
 
 std::vector<std::string> Store::race_hosts(std::int64_t program, const std::string& loop_id) const {
+  // Race runs of the loop alone, or of a joint batch it is in.
   Statement q(db_,
-              "SELECT DISTINCT json_extract(s.facts, '$.hostname') AS host FROM runs r JOIN "
-              "sessions s ON s.id = r.session WHERE r.program=? AND r.target_loop=? AND "
-              "r.kind='race' AND host IS NOT NULL ORDER BY host");
-  q.bind(1, program);
-  q.bind(2, loop_id);
+              "SELECT DISTINCT json_extract(s.facts, '$.hostname') AS host FROM sessions s WHERE "
+              "host IS NOT NULL AND s.id IN (SELECT r.session FROM runs r WHERE r.program=?1 AND "
+              "r.kind='race' AND (r.target_loop=?2 OR r.batch IN (SELECT batch FROM joint_slots "
+              "WHERE program=?1 AND loop=?2))) ORDER BY host");
+  q.bind(1, program).bind(2, loop_id);
   std::vector<std::string> hosts;
   while (q.step()) hosts.push_back(q.text(0));
   return hosts;
 }
 
+std::map<std::string, std::pair<std::size_t, double>> Store::run_tally(
+    std::int64_t program, const std::string& loop_id) const {
+  Statement q(db_,
+              "SELECT kind, count(*), total(wall_seconds) FROM runs WHERE program=?1 AND "
+              "target_loop=?2 GROUP BY kind");
+  q.bind(1, program).bind(2, loop_id);
+  std::map<std::string, std::pair<std::size_t, double>> out;
+  while (q.step()) out[q.text(0)] = {static_cast<std::size_t>(q.integer(1)), q.real(2)};
+  return out;
+}
+
+std::optional<double> Store::first_wall_seconds(std::int64_t program, RunKind kind) const {
+  Statement q(db_, "SELECT wall_seconds FROM runs WHERE program=? AND kind=? ORDER BY id LIMIT 1");
+  q.bind(1, program).bind(2, to_string(kind));
+  if (!q.step()) return std::nullopt;
+  return q.real(0);
+}
+
+// What merge_from copies with SQL, `other` being the attached store and program_map its
+// programs' ids here: sessions, loops, variants, joint slots, runs (sessions mapped by their
+// unique id) and observations (runs mapped by theirs). Rows already here are kept; a run
+// already here has its observations, since a run and its observations commit together.
+constexpr const char* kMergeSessions =
+    "INSERT OR IGNORE INTO main.sessions(uid, started, command, facts) "
+    "SELECT uid, started, command, facts FROM other.sessions ORDER BY id";
+constexpr const char* kMergeLoops =
+    "INSERT INTO main.loops(program, id, file, line, col, function, depth, idx, loops, features) "
+    "SELECT m.new, l.id, l.file, l.line, l.col, l.function, l.depth, l.idx, l.loops, l.features "
+    "FROM other.loops l JOIN temp.program_map m ON m.old = l.program WHERE true "
+    "ON CONFLICT(program, id) DO UPDATE SET file=excluded.file, line=excluded.line, "
+    "col=excluded.col, function=excluded.function, depth=excluded.depth, idx=excluded.idx, "
+    "loops=excluded.loops, features=excluded.features";
+constexpr const char* kMergeVariants =
+    "INSERT OR IGNORE INTO main.variants(program, loop, factor, layout, code_hash, applied, how, "
+    "built, build_log, grp) SELECT m.new, v.loop, v.factor, v.layout, v.code_hash, v.applied, "
+    "v.how, v.built, v.build_log, v.grp FROM other.variants v "
+    "JOIN temp.program_map m ON m.old = v.program";
+constexpr const char* kMergeJointSlots =
+    "INSERT OR IGNORE INTO main.joint_slots(program, batch, slot, loop, factor) "
+    "SELECT m.new, j.batch, j.slot, j.loop, j.factor FROM other.joint_slots j "
+    "JOIN temp.program_map m ON m.old = j.program";
+constexpr const char* kMergeRuns =
+    "INSERT OR IGNORE INTO main.runs(uid, program, session, kind, target_loop, grp, round, "
+    "layout, env_padding, taken, wall_seconds, exit_status, ok, reason, nivcsw, steal_ticks, "
+    "off_cpu_ns, batch, slot) "
+    "SELECT r.uid, m.new, (SELECT s.id FROM main.sessions s JOIN other.sessions o "
+    "ON o.uid = s.uid WHERE o.id = r.session), r.kind, r.target_loop, r.grp, r.round, r.layout, "
+    "r.env_padding, r.taken, r.wall_seconds, r.exit_status, r.ok, r.reason, r.nivcsw, "
+    "r.steal_ticks, r.off_cpu_ns, r.batch, r.slot FROM other.runs r "
+    "JOIN temp.program_map m ON m.old = r.program ORDER BY r.id";
+constexpr const char* kMergeObservations =
+    "INSERT OR IGNORE INTO main.observations(run, loop, cycles, entries, migrated, nested, "
+    "filtered_cycles, disturbed) SELECT h.id, o.loop, o.cycles, o.entries, o.migrated, o.nested, "
+    "o.filtered_cycles, o.disturbed FROM other.observations o JOIN other.runs r ON r.id = o.run "
+    "JOIN main.runs h ON h.uid = r.uid";
+
+// `other` attached to a connection as schema "other" for the lifetime of this object.
+class Attached {
+ public:
+  Attached(sqlite3* db, const std::filesystem::path& other) : db_(db) {
+    Statement q(db, "ATTACH DATABASE ? AS other");
+    q.bind(1, other.string()).run();
+  }
+  ~Attached() { sqlite3_exec(db_, "DETACH DATABASE other", nullptr, nullptr, nullptr); }
+  Attached(const Attached&) = delete;
+  Attached& operator=(const Attached&) = delete;
+
+ private:
+  sqlite3* db_;
+};
+
 Store::MergeCounts Store::merge_from(const Store& other, bool force) {
   if (auto id = other.identity()) bind_identity(*id, force);
   MergeCounts counts;
+  Attached attached(db_, other.path_);  // SQLite attaches outside transactions only
   Transaction t(db_);
-  std::map<std::int64_t, std::int64_t> program_map, session_map;
+  exec(
+      "CREATE TEMP TABLE IF NOT EXISTS program_map(old INTEGER PRIMARY KEY, new INTEGER);"
+      "DELETE FROM temp.program_map;");
+  std::map<std::int64_t, std::int64_t> program_map;
   for (const auto& p : other.programs()) {
     program_map[p.id] = program(p.build_command, p.run_command, p.code);
+    Statement q(db_, "INSERT INTO temp.program_map(old, new) VALUES(?, ?)");
+    q.bind(1, p.id).bind(2, program_map[p.id]).run();
   }
-  {
-    Statement q(other.db_, "SELECT id, uid, started, command, facts FROM sessions");
-    while (q.step()) {
-      Statement ins(db_,
-                    "INSERT OR IGNORE INTO sessions(uid, started, command, facts) VALUES(?,?,?,?)");
-      ins.bind(1, q.text(1)).bind(2, q.text(2)).bind(3, q.text(3)).bind(4, q.text(4)).run();
-      Statement id(db_, "SELECT id FROM sessions WHERE uid=?");
-      id.bind(1, q.text(1));
-      id.step();
-      session_map[q.integer(0)] = id.integer(0);
-    }
-  }
-  for (const auto& [from, to] : program_map) {
-    put_loops(to, other.loops(from));
-  }
-  {
-    Statement q(other.db_,
-                "SELECT program, loop, factor, layout, code_hash, applied, how, built, build_log, "
-                "grp FROM variants");
-    while (q.step()) {
-      Statement ins(db_,
-                    "INSERT OR IGNORE INTO variants(program, loop, factor, layout, code_hash, "
-                    "applied, how, built, build_log, grp) VALUES(?,?,?,?,?,?,?,?,?,?)");
-      ins.bind(1, program_map.at(q.integer(0)))
-          .bind(2, q.text(1))
-          .bind(3, q.integer(2))
-          .bind(4, q.integer(3))
-          .bind(5, q.text(4));
-      if (q.is_null(5)) {
-        ins.bind(6, std::optional<int>());
-      } else {
-        ins.bind(6, q.integer(5));
-      }
-      ins.bind(7, q.text(6)).bind(8, q.integer(7)).bind(9, q.text(8)).bind(10, q.integer(9)).run();
-      counts.variants += static_cast<std::size_t>(sqlite3_changes(db_));
-    }
-  }
-  {
-    Statement q(other.db_, "SELECT program, batch, slot, loop, factor FROM joint_slots");
-    while (q.step()) {
-      Statement ins(db_,
-                    "INSERT OR IGNORE INTO joint_slots(program, batch, slot, loop, factor) "
-                    "VALUES(?,?,?,?,?)");
-      ins.bind(1, program_map.at(q.integer(0)))
-          .bind(2, q.text(1))
-          .bind(3, q.integer(2))
-          .bind(4, q.text(3))
-          .bind(5, q.integer(4))
-          .run();
-    }
-  }
-  {
-    Statement q(other.db_,
-                "SELECT id, uid, program, session, kind, target_loop, grp, round, layout, "
-                "env_padding, taken, wall_seconds, exit_status, ok, reason, nivcsw, steal_ticks, "
-                "off_cpu_ns FROM runs ORDER BY id");
-    while (q.step()) {
-      Statement ins(db_,
-                    "INSERT OR IGNORE INTO runs(uid, program, session, kind, target_loop, grp, "
-                    "round, layout, env_padding, taken, wall_seconds, exit_status, ok, reason, "
-                    "nivcsw, steal_ticks, off_cpu_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-      auto session = session_map.find(q.integer(3));
-      ins.bind(1, q.text(1)).bind(2, program_map.at(q.integer(2)));
-      if (session == session_map.end()) {
-        ins.bind(3, std::optional<int>());
-      } else {
-        ins.bind(3, session->second);
-      }
-      ins.bind(4, q.text(4))
-          .bind(5, q.text(5))
-          .bind(6, q.integer(6))
-          .bind(7, q.integer(7))
-          .bind(8, q.integer(8))
-          .bind(9, q.integer(9))
-          .bind(10, q.text(10))
-          .bind(11, q.real(11))
-          .bind(12, q.integer(12))
-          .bind(13, q.integer(13))
-          .bind(14, q.text(14))
-          .bind_column(15, q, 15)
-          .bind_column(16, q, 16)
-          .bind_column(17, q, 17)
-          .run();
-      if (sqlite3_changes(db_) == 0) continue;  // already merged
-      ++counts.runs;
-      std::int64_t run_id = sqlite3_last_insert_rowid(db_);
-      Statement obs(other.db_,
-                    "SELECT loop, cycles, entries, migrated, nested, filtered_cycles, disturbed "
-                    "FROM observations WHERE run=?");
-      obs.bind(1, q.integer(0));
-      while (obs.step()) {
-        Statement o(db_,
-                    "INSERT INTO observations(run, loop, cycles, entries, migrated, nested, "
-                    "filtered_cycles, disturbed) VALUES(?,?,?,?,?,?,?,?)");
-        o.bind(1, run_id);
-        for (int column = 0; column < 7; ++column) o.bind_column(column + 2, obs, column);
-        o.run();
-        ++counts.observations;
-      }
-    }
-  }
+  const auto changes = [&](const char* sql) {
+    exec(sql);
+    return static_cast<std::size_t>(sqlite3_changes(db_));
+  };
+  changes(kMergeSessions);
+  changes(kMergeLoops);
+  counts.variants = changes(kMergeVariants);
+  changes(kMergeJointSlots);
+  counts.runs = changes(kMergeRuns);
+  counts.observations = changes(kMergeObservations);
   {
     // Decisions: the newer of the two wins.
     std::string sql = fmt::format("SELECT program, {} FROM decisions", kDecisionColumns);

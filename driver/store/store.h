@@ -14,6 +14,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "plans/loop_decision.h"
@@ -26,7 +27,7 @@ std::string utc_now();
 
 // Bumped whenever the schema changes. An older store is migrated when opened (kMigrations in
 // store.cc); a newer one is refused.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 struct StoreError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -92,17 +93,27 @@ struct LoopObservation {
 enum class RunKind { kBaseline, kHotness, kWarmup, kRace, kConfirm };
 std::string to_string(RunKind kind);
 
+// Which joint build a run of loops raced together (`race --together`) ran: the batch's name
+// ("joint:<key>") and the slot, whose factor for each loop joint_slots gives.
+struct JointSlot {
+  std::string batch;
+  int slot = 0;
+  bool operator==(const JointSlot&) const = default;
+};
+
 // One program run. A run may carry observations for several loops.
 struct RunRow {
   std::int64_t id = 0;  // assigned by the store
   RunKind kind = RunKind::kRace;
-  // The loop raced (empty for baseline/hotness runs), or "joint:<batch>" for a run of loops
-  // raced together, whose group is then the slot (joint_slots gives each loop's factor).
+  // The loop raced; empty for baseline and hotness runs and for joint runs, which race several.
   std::string target_loop;
-  int group = 0;                  // variant group run (factor of the group representative)
-  int round = 0;                  // plan round, 1-based (0 outside races)
-  int layout = 0;                 // layout seed index
-  std::uint64_t env_padding = 0;  // bytes of random environment padding used
+  // The variant group run (factor of the group representative); -1 for a joint run, whose
+  // build gives each loop its own factor.
+  int group = 0;
+  std::optional<JointSlot> joint;  // for joint runs only
+  int round = 0;                   // plan round, 1-based (0 outside races)
+  int layout = 0;                  // layout seed index
+  std::uint64_t env_padding = 0;   // bytes of random environment padding used
   double wall_seconds = 0;
   int exit_status = 0;            // exit code, or 128 + signal
   bool ok = true;                 // false: disqualifying (crash, wrong output, time-out)
@@ -114,7 +125,7 @@ struct RunRow {
 };
 
 // One race run as one loop saw it: in the loop's own race, or in a joint run of several loops
-// (`race --together`, whose runs have target_loop "joint:<batch>" and group = slot).
+// (`race --together`).
 struct LoopRaceRun {
   std::int64_t run_id = 0;
   int round = 0;
@@ -175,9 +186,19 @@ class Store {
 
   // Commits one run and its observations in one transaction; returns the run id.
   std::int64_t add_run(std::int64_t program, std::int64_t session, const RunRow& run);
-  // Runs of `kind` (for race runs, of `target_loop`), in the order they were taken.
+  // Runs of `kind` (for warm-up, race and confirmation runs, of `target_loop`), by round then
+  // in the order they were taken.
   std::vector<RunRow> runs(std::int64_t program, RunKind kind,
                            const std::string& target_loop = {}) const;
+  // The runs of `kind` of a joint batch, by round then in the order they were taken.
+  std::vector<RunRow> joint_runs(std::int64_t program, RunKind kind,
+                                 const std::string& batch) const;
+  // The wall time of the first run of `kind`, if there is one.
+  std::optional<double> first_wall_seconds(std::int64_t program, RunKind kind) const;
+  // The runs of each kind the loop's own race took (joint runs serve several loops and are in
+  // none), and their wall time: kind name -> (count, seconds).
+  std::map<std::string, std::pair<std::size_t, double>> run_tally(std::int64_t program,
+                                                                  const std::string& loop_id) const;
 
   // Loops that have race runs (alone or joint), in the order their races started.
   std::vector<std::string> raced_loops(std::int64_t program) const;
@@ -225,6 +246,10 @@ class Store {
   // Brings a store of schema `version` to kSchemaVersion; refuses a newer or unknown one.
   void migrate(const std::filesystem::path& path, const std::string& version);
   std::optional<std::string> meta(const std::string& key) const;
+  // Runs of `kind` whose `column` (target_loop or batch) is `value`, or every run of `kind`
+  // when `column` is empty.
+  std::vector<RunRow> select_runs(std::int64_t program, RunKind kind, const std::string& column,
+                                  const std::string& value) const;
   void set_meta(const std::string& key, const std::string& value);
 
   std::filesystem::path path_;

@@ -247,12 +247,12 @@ TEST_F(StoreTest, JointRunsAreSeenByEachLoopThroughTheirSlots) {
             (std::map<std::string, std::vector<int>>{{"L1", {0, 4}}, {"L2", {2, 0}}}));
   RunRow joint;
   joint.kind = RunKind::kRace;
-  joint.target_loop = "joint:ab";
-  joint.group = 1;  // slot 1: L1 at factor 4, L2 at factor 0
+  joint.group = -1;
+  joint.joint = JointSlot{"joint:ab", 1};  // slot 1: L1 at factor 4, L2 at factor 0
   joint.round = 2;
   joint.observations = {{"L1", 110, 1, 0, 0}, {"L2", 220, 1, 0, 0}};
   s.add_run(p, session, joint);
-  joint.group = 0;  // slot 0 failed: no observations
+  joint.joint->slot = 0;  // slot 0 failed: no observations
   joint.round = 3;
   joint.ok = false;
   joint.reason = "crashed";
@@ -276,12 +276,46 @@ TEST_F(StoreTest, JointRunsAreSeenByEachLoopThroughTheirSlots) {
   EXPECT_EQ(l2[1].factor, 2);
   // Loops, never batches, in the order their races started.
   EXPECT_EQ(s.raced_loops(p), (std::vector<std::string>{"L1", "L2"}));
+  // The batch's runs carry their slots; a loop's own runs are only those of its race alone.
+  auto batch = s.joint_runs(p, RunKind::kRace, "joint:ab");
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_EQ(batch[0].joint, (JointSlot{"joint:ab", 1}));
+  EXPECT_EQ(batch[1].joint, (JointSlot{"joint:ab", 0}));
+  EXPECT_TRUE(batch[0].target_loop.empty());
+  EXPECT_EQ(s.runs(p, RunKind::kRace, "L1").size(), 1u);
+  EXPECT_FALSE(s.runs(p, RunKind::kRace, "L1")[0].joint.has_value());
+  EXPECT_EQ(s.run_tally(p, "L1").at("race").first, 1u);
+  EXPECT_TRUE(s.run_tally(p, "L2").empty());
 
   // A merge carries the slots with the joint runs.
   auto m = Store::open(dir_ / "m.db");
   m.merge_from(s, false);
   auto pm = m.program("make", "./a");
   EXPECT_EQ(m.loop_race_runs(pm, "L2").size(), 2u);
+  EXPECT_EQ(m.joint_runs(pm, RunKind::kRace, "joint:ab")[0].joint, (JointSlot{"joint:ab", 1}));
+}
+
+TEST_F(StoreTest, RaceHostsIncludeJointRunsAndFirstWallSecondsIsTheFirstRun) {
+  auto s = Store::open(dir_ / "s.db");
+  auto p = s.program("make", "./a");
+  EXPECT_FALSE(s.first_wall_seconds(p, RunKind::kBaseline).has_value());
+  auto first = s.begin_session("race", {{"hostname", "node1"}});
+  RunRow base;
+  base.kind = RunKind::kBaseline;
+  base.wall_seconds = 0.25;
+  s.add_run(p, first, base);
+  base.wall_seconds = 0.5;
+  s.add_run(p, first, base);
+  EXPECT_EQ(s.first_wall_seconds(p, RunKind::kBaseline), 0.25);
+  s.add_run(p, first, race_run("L1", 0, 1, 10));
+  auto second = s.begin_session("race --together", {{"hostname", "node2"}});
+  s.put_joint_slots(p, "joint:ab", {{"L1", {0}}, {"L2", {0}}});
+  RunRow joint;
+  joint.group = -1;
+  joint.joint = JointSlot{"joint:ab", 0};
+  s.add_run(p, second, joint);
+  EXPECT_EQ(s.race_hosts(p, "L1"), (std::vector<std::string>{"node1", "node2"}));
+  EXPECT_EQ(s.race_hosts(p, "L2"), (std::vector<std::string>{"node2"}));
 }
 
 }  // namespace

@@ -25,8 +25,22 @@ for id in "$reduce" "$repeat"; do
   grep -q "^$id " p.profile || fail "loop $id not in the profile"
 done
 grep -q "factor 2 disqualified: output-differs" race.out || fail "reduce's factor 2 not disqualified"
-batch=$(sql "select distinct target_loop from runs where kind='race'")
+batch=$(sql "select distinct batch from runs where kind='race'")
 case $batch in joint:*) ;; *) fail "race runs are not joint runs: $batch" ;; esac
+[ "$(sql "select count(*) from runs where batch is not null and (target_loop != '' or grp != -1 or slot is null)")" = 0 ] ||
+  fail "a joint run names a loop or a code group, or has no slot"
+# A store of schema 4 kept a joint run's batch in target_loop and its slot in grp: schema 5
+# moves them to their own columns, and the store reports the same decisions.
+"$looprace" report --store store.db --json >new.json
+cp store.db four.db
+sqlite3 four.db "update runs set target_loop = batch, grp = slot where batch is not null;
+  drop index runs_by_batch; alter table runs drop column batch; alter table runs drop column slot;
+  update meta set value = '4' where key = 'schema'"
+"$looprace" report --store four.db --json >four.json
+[ "$(sqlite3 four.db "select count(*) from runs where batch = '$batch' and target_loop = '' and grp = -1")" = \
+  "$(sql "select count(*) from runs where batch = '$batch'")" ] || fail "schema 5 did not move the joint runs' batch and slot"
+python3 -c 'import json,sys; a,b=(json.load(open(f))["loops"] for f in sys.argv[1:]); sys.exit(0 if a == b else 1)' new.json four.json ||
+  fail "the migrated store reports otherwise"
 slots=$(sql "select count(distinct slot) from joint_slots")
 [ "$(sql "select count(*) from joint_slots where loop='$reduce' and factor=2")" = 0 ] ||
   fail "the disqualified factor is in a joint build"
@@ -41,7 +55,7 @@ for samples in sys.argv[2:]:
     assert counts and set(counts.values()) == {n}, counts
 PY
 # One run observes both loops: every joint run has an observation of each.
-[ "$(sql "select count(*) from runs r where r.target_loop='$batch' and r.ok=1 and
+[ "$(sql "select count(*) from runs r where r.batch='$batch' and r.ok=1 and
   (select count(*) from observations o where o.run=r.id and o.loop in ('$reduce','$repeat')) != 2")" = 0 ] ||
   fail "a joint run lacks an observation of one of the loops"
 # Fewer program runs than one race after the other (n per version and loop).
