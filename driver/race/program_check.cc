@@ -6,9 +6,7 @@
 // timed against the plain base build, interleaved; a profile that makes it slower is withdrawn.
 #include <fmt/format.h>
 
-#include <array>
-#include <random>
-
+#include "race/paired_runs.h"
 #include "race/racer.h"
 #include "stats/speedup_test.h"
 
@@ -58,22 +56,21 @@ std::optional<ProgramCheck> Racer::check_program(const std::vector<LoopOutcome>&
   auto built = ws_.executor->build_one(build_job(ws_, spec, dir, "the program with the profile"));
   if (!built.ok()) return withdraw("does not build: " + built.failure_message());
 
-  plans::SpeedupEvidence evidence{plans::SpeedupSource::kConfirmation, {}, {}, options_.confidence};
-  std::mt19937_64 order(mix(options_.seed, 0x70726f67ULL));
-  for (std::size_t i = 0; i < options_.program_check_runs; ++i) {
-    std::array<bool, 2> profiled_first = {false, true};
-    if (order() & 1) std::swap(profiled_first[0], profiled_first[1]);
-    for (bool profiled : profiled_first) {
-      run::RunResult r = run_build_once(ws_, profiled ? dir : base);
-      run::Judgement j =
-          run::judge_run(reference_, r, run::CheckOptions{options_.check_output}, false);
-      if (!j.ok()) {
-        return withdraw(fmt::format("a run of the {} build failed: {}",
-                                    profiled ? "profiled" : "base", j.message));
-      }
-      (profiled ? evidence.chosen : evidence.baseline).push_back(cpu_seconds(r));
-    }
-  }
+  std::string failure;
+  PairedRuns pairs =
+      take_pairs(options_.program_check_runs, mix(options_.seed, 0x70726f67ULL),
+                 [&](bool profiled, std::size_t) -> std::optional<double> {
+                   run::RunResult r = run_build_once(ws_, profiled ? dir : base);
+                   run::Judgement j = run::judge_run(
+                       reference_, r, run::CheckOptions{options_.check_output}, false);
+                   if (j.ok()) return cpu_seconds(r);
+                   failure = fmt::format("a run of the {} build failed: {}",
+                                         profiled ? "profiled" : "base", j.message);
+                   return std::nullopt;
+                 });
+  if (pairs.failed) return withdraw(failure);
+  plans::SpeedupEvidence evidence{plans::SpeedupSource::kConfirmation, std::move(pairs.a),
+                                  std::move(pairs.b), options_.confidence};
   auto test = plans::speedup_of(evidence);
   if (!test) return std::nullopt;
   check.speedup = test->geometric_speedup;

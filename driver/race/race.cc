@@ -14,6 +14,7 @@
 #include "plans/default_policy.h"
 #include "profile/profile_file.h"
 #include "race/live_sampler.h"
+#include "race/paired_runs.h"
 #include "race/program.h"
 #include "race/racer.h"
 #include "stats/speedup_test.h"
@@ -571,19 +572,16 @@ void Racer::confirm(LoopRace& r, const plans::Decision& decision) {
   const bool base_out = std::find(decision.disqualified.begin(), decision.disqualified.end(),
                                   base) != decision.disqualified.end();
   if (r.chosen_version != base && options_.confirm > 0 && !base_out) {
-    std::mt19937_64 order(mix(options_.seed, id_number(r.loop.id) ^ 0x636f6e66ULL));
-    for (std::size_t i = 0; i < options_.confirm; ++i) {
-      std::array<std::size_t, 2> pair = {base, r.chosen_version};
-      if (order() & 1) std::swap(pair[0], pair[1]);
-      std::map<std::size_t, std::optional<double>> got;
-      for (std::size_t v : pair) got[v] = take_confirmation(r, v, i + 1);
-      if (!got[base] || !got[r.chosen_version]) {
-        r.outcome.notes.push_back("a confirmation run failed; the speedup uses fewer runs");
-        break;
-      }
-      r.confirm_baseline.push_back(*got[base]);
-      r.confirm_chosen.push_back(*got[r.chosen_version]);
+    PairedRuns pairs =
+        take_pairs(options_.confirm, mix(options_.seed, id_number(r.loop.id) ^ 0x636f6e66ULL),
+                   [&](bool chosen, std::size_t i) {
+                     return take_confirmation(r, chosen ? r.chosen_version : base, i + 1);
+                   });
+    if (pairs.failed) {
+      r.outcome.notes.push_back("a confirmation run failed; the speedup uses fewer runs");
     }
+    r.confirm_baseline.insert(r.confirm_baseline.end(), pairs.a.begin(), pairs.a.end());
+    r.confirm_chosen.insert(r.confirm_chosen.end(), pairs.b.begin(), pairs.b.end());
   }
   // GCC's default stays unless the confirmation runs show the chosen factor faster by more
   // than epsilon, whether factor 0 survived the race or not (plans/default_policy.h).
