@@ -1,0 +1,3 @@
+// Compiles: a room reaches its own headers and those of the rooms it links.
+#include "plans/loop_decision.h"
+#include "report/model.h"
