@@ -153,12 +153,8 @@ void print_summary(const race::RaceSummary& summary) {
   std::printf("apply with: looprace apply --profile %s\n", summary.profile.c_str());
 }
 
-}  // namespace
-
-void add_race_command(CLI::App& app) {
-  auto options = std::make_shared<race::RaceOptions>();
-  auto* cmd = app.add_subcommand(
-      "race", "Race the unroll factors 0..16 of the hottest (or named) loops and write a profile");
+// --build and --run: how a variant is built and how the program runs.
+void add_build_run_options(CLI::App* cmd, race::RaceOptions* options) {
   cmd->add_option(
          "--build", options->build_command,
          "Build command, run in the variant's directory $LOOPRACE_OUTDIR (the sources are in "
@@ -170,6 +166,11 @@ void add_race_command(CLI::App& app) {
                   "Run command, e.g. '$LOOPRACE_OUTDIR/prog input.txt'; runs in the current "
                   "directory, its stdout and exit status must not depend on the factor")
       ->required();
+}
+
+// Which loops race: named ones, the hottest by count, share or coverage, the time they may
+// take, and the passes over nests.
+void add_selection_options(CLI::App* cmd, race::RaceOptions* options) {
   cmd->add_option("--loop", options->loops,
                   "Race this loop (16-hex-digit id or file:line:col); repeatable");
   cmd->add_option(
@@ -201,6 +202,10 @@ void add_race_command(CLI::App& app) {
          "nest whose inner loop is unrolled completely); they share --budget with the first")
       ->check(CLI::Range(1u, 8u))
       ->capture_default_str();
+}
+
+// When a decision stands: the whole-program check and the preference for GCC's choice.
+void add_decision_options(CLI::App* cmd, race::RaceOptions* options) {
   cmd->add_option("--program-check", options->program_check_runs,
                   "Before a profile that changes GCC's choice stands, time the plain program "
                   "built with all its changes against the plain base build, N interleaved runs "
@@ -210,6 +215,11 @@ void add_race_command(CLI::App& app) {
                 "Keep GCC's choice (factor 0) unless the confirmation runs show the chosen factor "
                 "faster by more than --epsilon, whether or not factor 0 survived the race")
       ->default_val(true);
+}
+
+// How the factors race: together or loop by loop, with or without duplicate code, how many
+// builds at once, and which factors. Returns --together, which --layouts excludes.
+CLI::Option* add_racing_options(CLI::App* cmd, race::RaceOptions* options) {
   auto* together = cmd->add_flag(
       "--together", options->together,
       "Race the chosen loops in the same runs: joint builds give every loop one of its "
@@ -226,6 +236,11 @@ void add_race_command(CLI::App& app) {
                   "Factors to race (default 0..16; 0 = GCC's choice, always raced)")
       ->check(CLI::Range(0, 16))
       ->delimiter(',');
+  return together;
+}
+
+// The sampling plan and its statistical settings (defaults filled in by resolve_plan_options).
+void add_plan_options(CLI::App* cmd, race::RaceOptions* options) {
   options->plan.name = plans::default_plan_name();
   cmd->add_option("--plan", options->plan.name,
                   "Sampling plan (blocked-race: the race on per-round ratios, each round "
@@ -263,6 +278,11 @@ void add_race_command(CLI::App& app) {
   cmd->add_option("--constant-size", options->plan.constant_size,
                   "Observations per factor of the constant plan (brute force)")
       ->capture_default_str();
+}
+
+// How runs are made and checked: confirmation, warm-up and hotness runs, time limits, output
+// checks, pinning, what one observation is, and layout randomization.
+void add_run_options(CLI::App* cmd, race::RaceOptions* options, CLI::Option* together) {
   cmd->add_option(
          "--confirm", options->confirm,
          "Observations of the chosen factor and of factor 0 for the Speedup-Test verdict "
@@ -294,6 +314,10 @@ void add_race_command(CLI::App& app) {
                   "Randomize code layout over K builds per factor (function padding) and random "
                   "environment padding per run, so decisions hold across layouts")
       ->excludes(together);
+}
+
+// The race's files (store, profile, build directory), its seed, and --force.
+void add_output_options(CLI::App* cmd, race::RaceOptions* options) {
   cmd->add_option("--store", options->store, "SQLite store of every observation")
       ->capture_default_str();
   cmd->add_option("--profile", options->profile, "Profile to write (other loops' entries kept)")
@@ -304,7 +328,10 @@ void add_race_command(CLI::App& app) {
   cmd->add_option("--seed", options->seed, "Seed of the run order and layouts")
       ->capture_default_str();
   cmd->add_flag("--force", options->force, "Use a store of another program or machine anyway");
-  auto cluster = std::make_shared<ClusterOptions>();
+}
+
+// --slurm and the options that only mean something with it.
+void add_cluster_options(CLI::App* cmd, ClusterOptions* cluster) {
   auto* slurm = cmd->add_flag("--slurm", cluster->slurm,
                               "Race on a Slurm cluster: one job array task per loop (or per "
                               "--per-task loops), each into its own store, merged here");
@@ -322,7 +349,10 @@ void add_race_command(CLI::App& app) {
   cmd->add_flag("--mixed-nodes", cluster->mixed_nodes,
                 "Merge tasks raced on different kinds of machine (CPU model, compiler) anyway")
       ->needs(slurm);
-  cmd->footer(R"txt(Examples:
+}
+
+// The examples --help shows after the options.
+const char* const kRaceExamples = R"txt(Examples:
   # race the 3 hottest loops of a make project (builds run in $LOOPRACE_OUTDIR)
   looprace race --build 'make -B -C "$LOOPRACE_SRCDIR" CC="$LOOPRACE_CC" OUT="$LOOPRACE_OUTDIR"' \
                 --run '$LOOPRACE_OUTDIR/prog input.dat' --hot 3
@@ -335,31 +365,67 @@ void add_race_command(CLI::App& app) {
   # the 20 hottest loops on a Slurm cluster, one exclusive node per loop
   looprace race --build '...' --run '...' --hot 20 --slurm --sbatch-arg=--exclusive
 Running the same command again resumes an interrupted race from the store (with --slurm:
-resubmits only the tasks whose loops lack a decision).)txt");
-  cmd->callback([options, cmd, cluster] {
-    // Alpha levels not given on the command line are the chosen plan's own (from replay).
-    const bool control_given = cmd->count("--error-control") > 0;
-    const plans::PlanOptions defaults = plans::default_options(
-        options->plan.name, control_given ? std::optional(options->plan.control) : std::nullopt);
-    options->plan.control = defaults.control;
-    if (cmd->count("--alpha-lt") == 0) options->plan.alpha_lt = defaults.alpha_lt;
-    if (cmd->count("--alpha-eq") == 0) options->plan.alpha_eq = defaults.alpha_eq;
-    plans::make_plan(options->plan);  // a plan's bad options fail here, before any build
-    options->looprace_version = kVersion;
-    options->command_line =
-        "looprace race --build " + options->build_command + " --run " + options->run_command;
-    ProgressLine progress(stderr);
-    if (cluster->slurm &&
-        (options->budget_seconds || options->together || cmd->count("--nest-passes") > 0))
-      throw CLI::ValidationError("--slurm",
-                                 "--budget, --together and --nest-passes race on one machine");
-    race::RaceSummary summary =
-        cluster->slurm
-            ? race_on_slurm(*options, *cluster, progress)
-            : race::run_race(*options, [&](const race::RaceProgress& p) { progress.update(p); });
-    progress.finish();
-    print_summary(summary);
-  });
+resubmits only the tasks whose loops lack a decision).)txt";
+
+// Alpha levels not given on the command line are the chosen plan's own (from replay); a plan's
+// bad options fail here, before any build.
+void resolve_plan_options(plans::PlanOptions& plan, const CLI::App& cmd) {
+  const bool control_given = cmd.count("--error-control") > 0;
+  const plans::PlanOptions defaults =
+      plans::default_options(plan.name, control_given ? std::optional(plan.control) : std::nullopt);
+  plan.control = defaults.control;
+  if (cmd.count("--alpha-lt") == 0) plan.alpha_lt = defaults.alpha_lt;
+  if (cmd.count("--alpha-eq") == 0) plan.alpha_eq = defaults.alpha_eq;
+  plans::make_plan(plan);
+}
+
+// A Slurm race gives each task its own loops: the options that race loops on one machine
+// cannot go with it.
+void check_cluster_options(const race::RaceOptions& options, const CLI::App& cmd,
+                           const ClusterOptions& cluster) {
+  if (cluster.slurm &&
+      (options.budget_seconds || options.together || cmd.count("--nest-passes") > 0))
+    throw CLI::ValidationError("--slurm",
+                               "--budget, --together and --nest-passes race on one machine");
+}
+
+// What `looprace race` does once its options are parsed: completes and checks them, races
+// here or on Slurm with a progress line, and prints the summary.
+void run_race_command(race::RaceOptions& options, const CLI::App& cmd,
+                      const ClusterOptions& cluster) {
+  resolve_plan_options(options.plan, cmd);
+  options.looprace_version = kVersion;
+  options.command_line =
+      "looprace race --build " + options.build_command + " --run " + options.run_command;
+  ProgressLine progress(stderr);
+  check_cluster_options(options, cmd, cluster);
+  race::RaceSummary summary =
+      cluster.slurm
+          ? race_on_slurm(options, cluster, progress)
+          : race::run_race(options, [&](const race::RaceProgress& p) { progress.update(p); });
+  progress.finish();
+  print_summary(summary);
+}
+
+}  // namespace
+
+// Registers `looprace race`: its options in groups (the order --help lists them), its examples,
+// and what it runs.
+void add_race_command(CLI::App& app) {
+  auto options = std::make_shared<race::RaceOptions>();
+  auto cluster = std::make_shared<ClusterOptions>();
+  auto* cmd = app.add_subcommand(
+      "race", "Race the unroll factors 0..16 of the hottest (or named) loops and write a profile");
+  add_build_run_options(cmd, options.get());
+  add_selection_options(cmd, options.get());
+  add_decision_options(cmd, options.get());
+  CLI::Option* together = add_racing_options(cmd, options.get());
+  add_plan_options(cmd, options.get());
+  add_run_options(cmd, options.get(), together);
+  add_output_options(cmd, options.get());
+  add_cluster_options(cmd, cluster.get());
+  cmd->footer(kRaceExamples);
+  cmd->callback([options, cmd, cluster] { run_race_command(*options, *cmd, *cluster); });
 }
 
 }  // namespace looprace::cli

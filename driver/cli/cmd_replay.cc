@@ -332,18 +332,18 @@ void print_table(const std::vector<Setting>& settings, const plans::Dataset& dat
   }
 }
 
-}  // namespace
-
-void add_replay_command(CLI::App& app) {
-  auto o = std::make_shared<ReplayCommandOptions>();
-  auto* cmd = app.add_subcommand(
-      "replay", "Simulate sampling plans on recorded observations: failure rate vs samples");
+// The observations to replay: a CSV file, or the raced loops of a store.
+void add_input_options(CLI::App* cmd, ReplayCommandOptions* o) {
   cmd->add_option("CSV", o->csv,
                   "Observations: CSV with header loop,version,cycles (recorded order)")
       ->check(CLI::ExistingFile);
   add_observation_option(cmd, &o->observation);
   cmd->add_option("--store", o->store, "Replay the raced observations of a looprace store instead")
       ->check(CLI::ExistingFile);
+}
+
+// The grid of settings to replay: the plans and the parameter values each is tried with.
+void add_grid_options(CLI::App* cmd, ReplayCommandOptions* o) {
   cmd->add_option("--plans", o->plans,
                   "Plans to replay (race, blocked-race, constant, javastats, ...), or 'all'; "
                   "plans without a grid here run with their defaults")
@@ -373,11 +373,19 @@ void add_replay_command(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--javastats-theta", o->javastats_theta, "JavaSTATS theta values")
       ->delimiter(',');
+}
+
+// How the replay runs (repetitions, seed, threads) and what counts as a failure.
+void add_replay_run_options(CLI::App* cmd, ReplayCommandOptions* o) {
   cmd->add_option("--repetitions", o->replay.repetitions, "Repetitions per loop and setting");
   cmd->add_option("--seed", o->replay.seed, "Random seed (same seed, same result)");
   cmd->add_option("--threads", o->replay.threads, "Worker threads")->check(CLI::Range(1u, 256u));
   cmd->add_option("--theta", o->replay.theta, "Failure threshold: chosen slower than best by more");
   cmd->add_option("--target", o->target, "Failure rate at which plans are compared");
+}
+
+// What is written besides the table: JSON lines, CSV and the figures.
+void add_output_options(CLI::App* cmd, ReplayCommandOptions* o) {
   cmd->add_flag("--json", o->json,
                 "Print one JSON object per plan and setting instead of the table");
   cmd->add_option("--csv-out", o->csv_out, "Also write the results as CSV to this file");
@@ -389,75 +397,129 @@ void add_replay_command(CLI::App& app) {
   cmd->add_option("--per-loop-svg", o->per_loop_svg,
                   "Write Raced Profiles Figures 7-10 of the grid's first setting, DIR/<loop>.svg "
                   "for every loop");
-  cmd->footer(R"(Example:
+}
+
+// The examples --help shows after the options.
+const char* const kReplayExamples = R"(Example:
   looprace replay data.csv --repetitions 100 --csv-out replay.csv --svg replay
   looprace replay --store .looprace/store.db --plans race,constant --json
   looprace replay data.csv --plans race --alpha-lt 0.02 --alpha-eq 0.02 --per-loop loops.csv \
-    --per-loop-svg figures)");
-  cmd->callback([o] {
-    if (o->csv.empty() == o->store.empty())
-      throw std::runtime_error("replay: give either a CSV file or --store, not both or neither");
-    plans::Dataset data;
-    if (o->store.empty()) {
-      std::ifstream in(o->csv);
-      if (!in) throw std::runtime_error(o->csv + ": cannot open");
-      data = plans::read_dataset_csv(in, o->csv);
-    } else {
-      data = load_store(o->store, o->observation);
-    }
-    if (o->plans == std::vector<std::string>{"all"}) o->plans = plans::plan_names();
-    // A loop whose factors all gave the same code has nothing to choose: it cannot fail.
-    const std::size_t recorded = data.size();
-    const std::size_t single_version =
-        std::erase_if(data, [](const plans::LoopData& loop) { return loop.versions.size() < 2; });
-    if (data.empty())
-      throw std::runtime_error(fmt::format("{}: none of its {} loops has 2 versions",
-                                           o->csv.empty() ? o->store : o->csv, recorded));
-    std::size_t rounds = std::numeric_limits<std::size_t>::max();
-    for (const auto& loop : data) rounds = std::min(rounds, loop.rounds());
-    const std::size_t cap = o->max_samples.value_or(rounds);
-    if (cap > rounds)
-      throw std::runtime_error(fmt::format(
-          "--max-samples {} exceeds the {} rounds recorded for the shortest loop", cap, rounds));
+    --per-loop-svg figures)";
 
-    std::vector<Setting> settings = grid(*o, cap);
-    if (settings.empty()) throw std::runtime_error("--plans: no plan to replay");
-    std::vector<const plans::Plan*> plan_list;
-    for (const auto& s : settings) plan_list.push_back(s.plan.get());
-    const auto per_loop = plans::replay_per_loop(plan_list, data, o->replay);
-    const auto outcomes = plans::summarize(per_loop);
-    for (std::size_t i = 0; i < settings.size(); ++i) settings[i].outcome = outcomes[i];
+// The observations to replay, from the CSV file or the store (exactly one of them given).
+plans::Dataset load_observations(const ReplayCommandOptions& o) {
+  if (o.csv.empty() == o.store.empty())
+    throw std::runtime_error("replay: give either a CSV file or --store, not both or neither");
+  if (!o.store.empty()) return load_store(o.store, o.observation);
+  std::ifstream in(o.csv);
+  if (!in) throw std::runtime_error(o.csv + ": cannot open");
+  return plans::read_dataset_csv(in, o.csv);
+}
 
-    if (o->json)
-      for (const auto& s : settings) std::printf("%s\n", to_json(s).dump().c_str());
-    else
-      print_table(settings, data, single_version, *o, cap);
-    if (!o->csv_out.empty()) write_csv(o->csv_out, settings);
-    if (!o->svg_prefix.empty()) {
-      const std::vector<const Setting*> variants = variants_of(settings);
-      write_text_file(o->svg_prefix + "-failure.svg",
-                      failure_figure(settings, labels_of(variants), o->target));
-      for (const Setting* variant : variants)
-        if (plans::races_on_levels(variant->options.name))
-          write_text_file(fmt::format("{}-sensitivity-{}.svg", o->svg_prefix, variant->label),
-                          sensitivity_figure(settings, variant->label, *o));
+// Leaves out the loops whose factors all gave the same code: with nothing to choose they cannot
+// fail. Returns how many there were; throws when no loop is left.
+std::size_t drop_single_versions(plans::Dataset& data, const ReplayCommandOptions& o) {
+  const std::size_t recorded = data.size();
+  const std::size_t single_version =
+      std::erase_if(data, [](const plans::LoopData& loop) { return loop.versions.size() < 2; });
+  if (data.empty())
+    throw std::runtime_error(fmt::format("{}: none of its {} loops has 2 versions",
+                                         o.csv.empty() ? o.store : o.csv, recorded));
+  return single_version;
+}
+
+// The cap on observations per version: --max-samples, else the fewest rounds any loop
+// recorded (a replay cannot draw more rounds than there are).
+std::size_t sample_cap(const plans::Dataset& data, const ReplayCommandOptions& o) {
+  std::size_t rounds = std::numeric_limits<std::size_t>::max();
+  for (const auto& loop : data) rounds = std::min(rounds, loop.rounds());
+  const std::size_t cap = o.max_samples.value_or(rounds);
+  if (cap > rounds)
+    throw std::runtime_error(fmt::format(
+        "--max-samples {} exceeds the {} rounds recorded for the shortest loop", cap, rounds));
+  return cap;
+}
+
+// Replays every setting on every loop and stores each setting's outcome; returns the results
+// per setting and loop.
+std::vector<std::vector<plans::LoopReplay>> replay_settings(std::vector<Setting>& settings,
+                                                            const plans::Dataset& data,
+                                                            const ReplayCommandOptions& o) {
+  std::vector<const plans::Plan*> plan_list;
+  for (const auto& s : settings) plan_list.push_back(s.plan.get());
+  auto per_loop = plans::replay_per_loop(plan_list, data, o.replay);
+  const auto outcomes = plans::summarize(per_loop);
+  for (std::size_t i = 0; i < settings.size(); ++i) settings[i].outcome = outcomes[i];
+  return per_loop;
+}
+
+// --svg: Figure 5 for every plan variant, and Figure 6 for each variant that races on levels.
+void write_figures(const std::vector<Setting>& settings, const ReplayCommandOptions& o) {
+  const std::vector<const Setting*> variants = variants_of(settings);
+  write_text_file(o.svg_prefix + "-failure.svg",
+                  failure_figure(settings, labels_of(variants), o.target));
+  for (const Setting* variant : variants)
+    if (plans::races_on_levels(variant->options.name))
+      write_text_file(fmt::format("{}-sensitivity-{}.svg", o.svg_prefix, variant->label),
+                      sensitivity_figure(settings, variant->label, o));
+}
+
+// --per-loop and --per-loop-svg: the grid's first setting loop by loop, as CSV and as Figures
+// 7-10 per loop.
+void write_per_loop(const std::vector<plans::LoopReplay>& first, const Setting& setting,
+                    const ReplayCommandOptions& o) {
+  if (!o.per_loop_csv.empty()) {
+    std::ofstream out(o.per_loop_csv);
+    plans::write_per_loop_csv(out, setting.plan->describe(), first);
+    if (!out) throw std::runtime_error(o.per_loop_csv + ": cannot write");
+  }
+  if (!o.per_loop_svg.empty()) {
+    std::filesystem::create_directories(o.per_loop_svg);
+    for (const auto& loop : first) {
+      // Store loops are named program/loop: one file per loop, no subdirectories.
+      std::string name = loop.loop;
+      std::replace(name.begin(), name.end(), '/', '_');
+      write_text_file(fmt::format("{}/{}.svg", o.per_loop_svg, name),
+                      report::replay_loop_figure(loop, setting.plan->describe()));
     }
-    if (!o->per_loop_csv.empty()) {
-      std::ofstream out(o->per_loop_csv);
-      plans::write_per_loop_csv(out, settings.front().plan->describe(), per_loop.front());
-      if (!out) throw std::runtime_error(o->per_loop_csv + ": cannot write");
-    }
-    if (!o->per_loop_svg.empty()) {
-      std::filesystem::create_directories(o->per_loop_svg);
-      for (const auto& loop : per_loop.front()) {
-        // Store loops are named program/loop: one file per loop, no subdirectories.
-        std::string name = loop.loop;
-        std::replace(name.begin(), name.end(), '/', '_');
-        write_text_file(fmt::format("{}/{}.svg", o->per_loop_svg, name),
-                        report::replay_loop_figure(loop, settings.front().plan->describe()));
-      }
-    }
-  });
+  }
+}
+
+// What `looprace replay` does once its options are parsed: loads the observations, replays
+// the grid of settings on them, and prints and writes the results.
+void run_replay(ReplayCommandOptions& o) {
+  plans::Dataset data = load_observations(o);
+  if (o.plans == std::vector<std::string>{"all"}) o.plans = plans::plan_names();
+  const std::size_t single_version = drop_single_versions(data, o);
+  const std::size_t cap = sample_cap(data, o);
+
+  std::vector<Setting> settings = grid(o, cap);
+  if (settings.empty()) throw std::runtime_error("--plans: no plan to replay");
+  const auto per_loop = replay_settings(settings, data, o);
+
+  if (o.json)
+    for (const auto& s : settings) std::printf("%s\n", to_json(s).dump().c_str());
+  else
+    print_table(settings, data, single_version, o, cap);
+  if (!o.csv_out.empty()) write_csv(o.csv_out, settings);
+  if (!o.svg_prefix.empty()) write_figures(settings, o);
+  write_per_loop(per_loop.front(), settings.front(), o);
+}
+
+}  // namespace
+
+// Registers `looprace replay`: its options in groups (the order --help lists them), its
+// examples, and what it runs.
+void add_replay_command(CLI::App& app) {
+  auto o = std::make_shared<ReplayCommandOptions>();
+  auto* cmd = app.add_subcommand(
+      "replay", "Simulate sampling plans on recorded observations: failure rate vs samples");
+  add_input_options(cmd, o.get());
+  add_grid_options(cmd, o.get());
+  add_replay_run_options(cmd, o.get());
+  add_output_options(cmd, o.get());
+  cmd->footer(kReplayExamples);
+  cmd->callback([o] { run_replay(*o); });
 }
 
 }  // namespace looprace::cli

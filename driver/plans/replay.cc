@@ -5,6 +5,8 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <exception>
+#include <functional>
 #include <istream>
 #include <limits>
 #include <map>
@@ -70,6 +72,108 @@ bool is_integer(const std::string& s) {
   const auto end = s.data() + s.size();
   const auto [ptr, ec] = std::from_chars(s.data(), end, value);
   return !s.empty() && ec == std::errc() && ptr == end;
+}
+
+// Every version's true mean and sd over all its recorded observations (and its true geometric
+// mean), and whether it is acceptable: within theta of the best, by either mean.
+std::vector<VersionReplay> true_versions(const LoopData& loop, double theta) {
+  std::vector<VersionReplay> truth;
+  double best = std::numeric_limits<double>::infinity(), best_geometric = best;
+  for (const auto& c : loop.cycles) {
+    stats::RunningStats all, logs;
+    for (double x : c) {
+      all.add(x);
+      logs.add(std::log(x));
+    }
+    VersionReplay v{c.size(), all.mean(), all.stddev()};
+    v.true_geometric_mean = std::exp(logs.mean());
+    best = std::min(best, v.true_mean);
+    best_geometric = std::min(best_geometric, v.true_geometric_mean);
+    truth.push_back(v);
+  }
+  for (VersionReplay& v : truth) {
+    v.acceptable = best / v.true_mean > 1.0 - theta;
+    v.acceptable_geometric = best_geometric / v.true_geometric_mean > 1.0 - theta;
+  }
+  return truth;
+}
+
+// Counts one decision of a plan: whether it failed, its winners and choice, and the
+// observations it took of each version (the rounds in `order`, one per observation).
+void tally_decision(LoopTally& tally, const Decision& d, const LoopData& loop,
+                    const std::vector<VersionReplay>& truth,
+                    const std::vector<std::size_t>& order) {
+  if (!truth[d.chosen].acceptable) ++tally.failures;
+  if (!truth[d.chosen].acceptable_geometric) ++tally.geometric_failures;
+  if (d.cap_hit) ++tally.cap_hits;
+  tally.winner_set_sizes += static_cast<double>(d.winners.size());
+  ++tally.chosen[d.chosen];
+  for (std::size_t w : d.winners) ++tally.winners[w];
+  for (std::size_t v = 0; v < loop.cycles.size(); ++v) {
+    tally.counts[v].add(static_cast<double>(d.samples[v]));
+    for (std::size_t k = 0; k < d.samples[v]; ++k) tally.cycles[v].add(loop.cycles[v][order[k]]);
+  }
+}
+
+// Runs `plan` on loop `l` once per repetition, each time on the recorded rounds in a fresh
+// order drawn from the seed, the loop and the repetition (not from the thread).
+void replay_loop(const Plan& plan, const LoopData& loop, std::size_t l,
+                 const std::vector<VersionReplay>& truth, const ReplayOptions& options,
+                 LoopTally& tally) {
+  std::vector<std::size_t> order(loop.rounds());
+  for (std::size_t rep = 0; rep < options.repetitions; ++rep) {
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::mt19937_64 rng(mix(options.seed, l, rep));
+    std::shuffle(order.begin(), order.end(), rng);
+    ReplaySampler sampler(loop, order);
+    tally_decision(tally, plan.run(loop.cycles.size(), sampler), loop, truth, order);
+  }
+}
+
+// Calls work(item) for every item below `count` on `threads` threads (this one included), each
+// item once. The first exception stops the others from taking new items and is rethrown.
+void for_each_item(std::size_t count, unsigned threads,
+                   const std::function<void(std::size_t)>& work) {
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::atomic<bool> failed{false};
+  const auto worker = [&] {
+    try {
+      for (std::size_t item; !failed && (item = next++) < count;) work(item);
+    } catch (...) {
+      if (!failed.exchange(true)) error = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+// One plan's result on one loop: per version, the samples it took and the share of repetitions
+// it won or was chosen in; overall, the rates of failure and of hitting the cap.
+LoopReplay loop_result(const LoopData& loop, const std::vector<VersionReplay>& truth,
+                       const LoopTally& t, std::size_t repetitions) {
+  const auto reps = static_cast<double>(repetitions);
+  LoopReplay r{loop.loop, loop.versions, truth, repetitions};
+  double samples = 0.0;
+  for (std::size_t v = 0; v < r.per_version.size(); ++v) {
+    VersionReplay& out = r.per_version[v];
+    out.samples_mean = t.counts[v].mean();
+    out.samples_sd = t.counts[v].stddev();
+    out.sampled_mean = t.cycles[v].mean();
+    out.sampled_sd = t.cycles[v].stddev();
+    out.winner_count = t.winners[v];
+    out.chosen_count = t.chosen[v];
+    samples += out.samples_mean;
+  }
+  r.failure_rate = static_cast<double>(t.failures) / reps;
+  r.failure_rate_geometric = static_cast<double>(t.geometric_failures) / reps;
+  r.cap_rate = static_cast<double>(t.cap_hits) / reps;
+  r.mean_samples = samples / static_cast<double>(r.per_version.size());
+  r.mean_winners = t.winner_set_sizes / reps;
+  return r;
 }
 
 }  // namespace
@@ -139,104 +243,29 @@ Dataset read_dataset_csv(std::istream& in, const std::string& source) {
   return data;
 }
 
+// Replays every plan on every loop, the (plan, loop) pairs spread over the threads; each pair
+// writes only its own tally, so the result does not depend on which thread ran it.
 std::vector<std::vector<LoopReplay>> replay_per_loop(const std::vector<const Plan*>& plans,
                                                      const Dataset& data,
                                                      const ReplayOptions& options) {
   if (data.empty()) throw std::invalid_argument("replay of an empty dataset");
   if (options.repetitions == 0) throw std::invalid_argument("--repetitions must be at least 1");
-  // Every version's true means and sd, and whether it is acceptable: within theta of the best.
-  std::vector<std::vector<VersionReplay>> truth(data.size());
-  for (std::size_t l = 0; l < data.size(); ++l) {
-    double best = std::numeric_limits<double>::infinity(), best_geometric = best;
-    for (const auto& c : data[l].cycles) {
-      stats::RunningStats all, logs;
-      for (double x : c) {
-        all.add(x);
-        logs.add(std::log(x));
-      }
-      VersionReplay v{c.size(), all.mean(), all.stddev()};
-      v.true_geometric_mean = std::exp(logs.mean());
-      best = std::min(best, v.true_mean);
-      best_geometric = std::min(best_geometric, v.true_geometric_mean);
-      truth[l].push_back(v);
-    }
-    for (VersionReplay& v : truth[l]) {
-      v.acceptable = best / v.true_mean > 1.0 - options.theta;
-      v.acceptable_geometric = best_geometric / v.true_geometric_mean > 1.0 - options.theta;
-    }
-  }
+  std::vector<std::vector<VersionReplay>> truth;
+  for (const LoopData& loop : data) truth.push_back(true_versions(loop, options.theta));
 
-  // Work items are (plan, loop) pairs; each writes only its own tally, so the result does not
-  // depend on which thread ran it.
   std::vector<LoopTally> tallies;
   for (std::size_t p = 0; p < plans.size(); ++p)
     for (const LoopData& loop : data) tallies.emplace_back(loop.cycles.size());
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr error;
-  std::atomic<bool> failed{false};
-  const auto work = [&] {
-    try {
-      for (std::size_t item; !failed && (item = next++) < tallies.size();) {
-        const Plan& plan = *plans[item / data.size()];
-        const std::size_t l = item % data.size();
-        const LoopData& loop = data[l];
-        LoopTally& tally = tallies[item];
-        std::vector<std::size_t> order(loop.rounds());
-        for (std::size_t rep = 0; rep < options.repetitions; ++rep) {
-          std::iota(order.begin(), order.end(), std::size_t{0});
-          std::mt19937_64 rng(mix(options.seed, l, rep));
-          std::shuffle(order.begin(), order.end(), rng);
-          ReplaySampler sampler(loop, order);
-          const Decision d = plan.run(loop.cycles.size(), sampler);
-          if (!truth[l][d.chosen].acceptable) ++tally.failures;
-          if (!truth[l][d.chosen].acceptable_geometric) ++tally.geometric_failures;
-          if (d.cap_hit) ++tally.cap_hits;
-          tally.winner_set_sizes += static_cast<double>(d.winners.size());
-          ++tally.chosen[d.chosen];
-          for (std::size_t w : d.winners) ++tally.winners[w];
-          for (std::size_t v = 0; v < loop.cycles.size(); ++v) {
-            tally.counts[v].add(static_cast<double>(d.samples[v]));
-            // The sampler served version v its rounds in `order`, one per observation.
-            for (std::size_t k = 0; k < d.samples[v]; ++k)
-              tally.cycles[v].add(loop.cycles[v][order[k]]);
-          }
-        }
-      }
-    } catch (...) {
-      if (!failed.exchange(true)) error = std::current_exception();
-    }
-  };
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < std::max(1u, options.threads); ++t) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
-  if (error) std::rethrow_exception(error);
+  for_each_item(tallies.size(), options.threads, [&](std::size_t item) {
+    const std::size_t l = item % data.size();
+    replay_loop(*plans[item / data.size()], data[l], l, truth[l], options, tallies[item]);
+  });
 
-  const auto reps = static_cast<double>(options.repetitions);
   std::vector<std::vector<LoopReplay>> results(plans.size());
-  for (std::size_t p = 0; p < plans.size(); ++p) {
-    for (std::size_t l = 0; l < data.size(); ++l) {
-      const LoopTally& t = tallies[p * data.size() + l];
-      LoopReplay r{data[l].loop, data[l].versions, truth[l], options.repetitions};
-      double samples = 0.0;
-      for (std::size_t v = 0; v < r.per_version.size(); ++v) {
-        VersionReplay& out = r.per_version[v];
-        out.samples_mean = t.counts[v].mean();
-        out.samples_sd = t.counts[v].stddev();
-        out.sampled_mean = t.cycles[v].mean();
-        out.sampled_sd = t.cycles[v].stddev();
-        out.winner_count = t.winners[v];
-        out.chosen_count = t.chosen[v];
-        samples += out.samples_mean;
-      }
-      r.failure_rate = static_cast<double>(t.failures) / reps;
-      r.failure_rate_geometric = static_cast<double>(t.geometric_failures) / reps;
-      r.cap_rate = static_cast<double>(t.cap_hits) / reps;
-      r.mean_samples = samples / static_cast<double>(r.per_version.size());
-      r.mean_winners = t.winner_set_sizes / reps;
-      results[p].push_back(std::move(r));
-    }
-  }
+  for (std::size_t p = 0; p < plans.size(); ++p)
+    for (std::size_t l = 0; l < data.size(); ++l)
+      results[p].push_back(
+          loop_result(data[l], truth[l], tallies[p * data.size() + l], options.repetitions));
   return results;
 }
 

@@ -89,12 +89,11 @@ std::vector<std::size_t> JointRounds::choose_slots(
   return chosen;
 }
 
-void JointRounds::run(const std::vector<std::function<void()>>& bodies, const AfterRound& after) {
-  requests_.assign(loops_, {});
-  finished_.assign(loops_, false);
-  aborted_ = false;
-  std::vector<std::exception_ptr> errors(loops_);
-  bool failed = false;
+// Starts one thread per loop running its body. A body's exception (other than Aborted, which
+// only says the race stopped) goes to errors[l] and stops the rounds; either way the loop
+// counts as finished, so the rounds no longer wait for it.
+std::vector<std::thread> JointRounds::start_bodies(const std::vector<std::function<void()>>& bodies,
+                                                   std::vector<std::exception_ptr>& errors) {
   std::vector<std::thread> threads;
   for (std::size_t l = 0; l < loops_; ++l) {
     threads.emplace_back([&, l] {
@@ -107,55 +106,82 @@ void JointRounds::run(const std::vector<std::function<void()>>& bodies, const Af
       }
       std::lock_guard lock(mutex_);
       errors[l] = error;
-      failed = failed || error;
+      failed_ = failed_ || error;
       finished_[l] = true;
       changed_.notify_all();
     });
   }
+  return threads;
+}
 
+// Whether every loop still racing has asked for its next observations (with mutex_ held).
+bool JointRounds::all_asked() const {
+  for (std::size_t l = 0; l < loops_; ++l) {
+    if (!finished_[l] && !(requests_[l].asked && !requests_[l].answered)) return false;
+  }
+  return true;
+}
+
+// Gives every request the observations of the slots serving its versions (with mutex_ held).
+void JointRounds::answer_requests(
+    const std::vector<std::vector<std::optional<std::size_t>>>& serving,
+    std::map<std::size_t, std::vector<std::optional<plans::Observation>>>& measured) {
+  for (std::size_t l = 0; l < loops_; ++l) {
+    Request& request = requests_[l];
+    if (!request.asked) continue;
+    request.answer.assign(request.versions.size(), std::nullopt);
+    for (std::size_t i = 0; i < request.versions.size(); ++i) {
+      if (serving[l][i]) request.answer[i] = measured[*serving[l][i]][l];
+    }
+    request.asked = false;
+    request.answered = true;
+  }
+}
+
+// Waits until every loop still racing has asked, then runs one joint round and answers them.
+// Slots run without the lock, so the plans' threads are not held up. False: no round is left
+// (every body returned, or one failed).
+bool JointRounds::run_round(const AfterRound& after) {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return failed_ || all_asked(); });
+  if (failed_ || std::all_of(finished_.begin(), finished_.end(), [](bool f) { return f; })) {
+    return false;
+  }
+  std::vector<std::vector<std::optional<std::size_t>>> serving;
+  std::vector<std::size_t> chosen = choose_slots(serving);
+  // Interleaving in a fresh random order makes slow drift of the machine hit all slots alike.
+  std::shuffle(chosen.begin(), chosen.end(), order_);
+  const std::size_t round = ++round_;
+  lock.unlock();
+
+  std::map<std::size_t, std::vector<std::optional<plans::Observation>>> measured;
+  for (std::size_t s : chosen) {
+    measured[s] = run_slot_(s, round);
+    measured[s].resize(loops_);
+    ++slot_runs_;
+  }
+
+  lock.lock();
+  answer_requests(serving, measured);
+  changed_.notify_all();
+  lock.unlock();
+  if (after) after(round, chosen.size());
+  return true;
+}
+
+// The plans race in their threads while this one runs the joint rounds; whatever ends the race
+// (every body returned, a body or a slot run threw), every thread is stopped and joined before
+// the first error is rethrown: a slot run's, else the first loop's.
+void JointRounds::run(const std::vector<std::function<void()>>& bodies, const AfterRound& after) {
+  requests_.assign(loops_, {});
+  finished_.assign(loops_, false);
+  aborted_ = false;
+  failed_ = false;
+  std::vector<std::exception_ptr> errors(loops_);
+  std::vector<std::thread> threads = start_bodies(bodies, errors);
   std::exception_ptr failure;
   try {
-    for (;;) {
-      std::unique_lock lock(mutex_);
-      auto ready = [&] {
-        if (failed) return true;
-        for (std::size_t l = 0; l < loops_; ++l) {
-          if (!finished_[l] && !(requests_[l].asked && !requests_[l].answered)) return false;
-        }
-        return true;
-      };
-      changed_.wait(lock, ready);
-      if (failed || std::all_of(finished_.begin(), finished_.end(), [](bool f) { return f; })) {
-        break;
-      }
-      std::vector<std::vector<std::optional<std::size_t>>> serving;
-      std::vector<std::size_t> chosen = choose_slots(serving);
-      // Interleaving in a fresh random order makes slow drift of the machine hit all slots alike.
-      std::shuffle(chosen.begin(), chosen.end(), order_);
-      const std::size_t round = ++round_;
-      lock.unlock();
-
-      std::map<std::size_t, std::vector<std::optional<plans::Observation>>> measured;
-      for (std::size_t s : chosen) {
-        measured[s] = run_slot_(s, round);
-        measured[s].resize(loops_);
-        ++slot_runs_;
-      }
-
-      lock.lock();
-      for (std::size_t l = 0; l < loops_; ++l) {
-        Request& request = requests_[l];
-        if (!request.asked) continue;
-        request.answer.assign(request.versions.size(), std::nullopt);
-        for (std::size_t i = 0; i < request.versions.size(); ++i) {
-          if (serving[l][i]) request.answer[i] = measured[*serving[l][i]][l];
-        }
-        request.asked = false;
-        request.answered = true;
-      }
-      changed_.notify_all();
-      lock.unlock();
-      if (after) after(round, chosen.size());
+    while (run_round(after)) {
     }
   } catch (...) {
     failure = std::current_exception();

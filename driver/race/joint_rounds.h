@@ -12,9 +12,11 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "plans/plan.h"
@@ -67,7 +69,17 @@ class JointRounds {
   // The slots of this round and, per request, the slot serving each version (or none).
   std::vector<std::size_t> choose_slots(
       std::vector<std::vector<std::optional<std::size_t>>>& serving);
-  void run_round();
+  // Starts bodies[l] in a thread each; a body's exception goes to errors[l].
+  std::vector<std::thread> start_bodies(const std::vector<std::function<void()>>& bodies,
+                                        std::vector<std::exception_ptr>& errors);
+  // Whether every loop still racing waits for an answer (mutex_ held).
+  bool all_asked() const;
+  // Hands each request the observations of the slots serving it (mutex_ held).
+  void answer_requests(
+      const std::vector<std::vector<std::optional<std::size_t>>>& serving,
+      std::map<std::size_t, std::vector<std::optional<plans::Observation>>>& measured);
+  // Waits for the requests, runs one joint round and answers them; false: the race is over.
+  bool run_round(const AfterRound& after);
 
   SlotAssignment slots_;
   std::size_t loops_;
@@ -78,6 +90,7 @@ class JointRounds {
   std::vector<Request> requests_;
   std::vector<bool> finished_;
   bool aborted_ = false;
+  bool failed_ = false;  // a body threw
   std::size_t round_ = 0;
   std::size_t slot_runs_ = 0;
 };

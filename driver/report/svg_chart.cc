@@ -110,6 +110,330 @@ std::string marker_svg(Marker marker, double x, double y, const std::string& col
   return "";
 }
 
+// The ticks of both axes. Every value the chart draws is checked first (finite, positive on a
+// log axis), so a bad value is reported by series before any layout; bars widen the y axis to
+// their base at zero.
+struct ChartTicks {
+  Ticks x, y;
+};
+ChartTicks chart_ticks(const Chart& chart) {
+  std::vector<double> xs, ys;
+  bool has_bars = false;
+  for (const Series& s : chart.series) {
+    has_bars = has_bars || s.bars;
+    for (const Point& p : s.points) {
+      check_value(chart.x, p.x, s.name, "x");
+      xs.push_back(p.x);
+      if (std::isnan(p.y)) continue;
+      check_value(chart.y, p.y, s.name, "y");
+      ys.push_back(p.y);
+      if (p.y_low && p.y_high) {
+        check_value(chart.y, *p.y_low, s.name, "error bar");
+        check_value(chart.y, *p.y_high, s.name, "error bar");
+        ys.push_back(*p.y_low);
+        ys.push_back(*p.y_high);
+      }
+    }
+  }
+  for (const ReferenceLine& r : chart.references) {
+    check_value(r.vertical ? chart.x : chart.y, r.value, r.label, "reference");
+    (r.vertical ? xs : ys).push_back(r.value);
+  }
+  Axis y_axis = chart.y;
+  y_axis.include_zero = chart.y.include_zero || has_bars;
+  return {axis_ticks(chart.x, xs), axis_ticks(y_axis, ys)};
+}
+
+// Each series' color: its own, else the next palette color by its position.
+std::vector<std::string> series_colors(const Chart& chart) {
+  std::vector<std::string> colors;
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    const Series& s = chart.series[i];
+    colors.push_back(s.color.empty() ? kPalette[i % std::size(kPalette)] : s.color);
+  }
+  return colors;
+}
+
+// Legend entries, laid out in rows under the title: a row holds the entries that fit the
+// chart's width. Named series only, and none when the chart has no legend.
+constexpr double kLegendGap = 18, kSwatch = 22;
+struct LegendItem {
+  std::string name, color;
+  Marker marker;
+  bool line, dashed, bars;
+};
+struct Legend {
+  std::vector<LegendItem> items;
+  std::vector<std::vector<std::size_t>> rows;  // indices into items
+};
+
+double legend_item_width(const LegendItem& item) {
+  return kSwatch + 4 + text_width(item.name) + kLegendGap;
+}
+
+Legend lay_out_legend(const Chart& chart, const std::vector<std::string>& colors) {
+  Legend legend;
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    const Series& s = chart.series[i];
+    if (chart.legend && !s.name.empty())
+      legend.items.push_back({s.name, colors[i], s.marker, s.line, s.dashed, s.bars});
+  }
+  double row_width = 0;
+  for (std::size_t i = 0; i < legend.items.size(); ++i) {
+    double w = legend_item_width(legend.items[i]);
+    if (legend.rows.empty() || row_width + w > chart.width - 20) {
+      legend.rows.emplace_back();
+      row_width = 0;
+    }
+    legend.rows.back().push_back(i);
+    row_width += w;
+  }
+  return legend;
+}
+
+// Where the legend's rows start: under the title, if there is one.
+double legend_top(const Chart& chart) { return chart.title.empty() ? 10 : 30; }
+
+// The plot area in pixels and the scales onto it: the margins leave room for the title, the
+// legend, the tick labels and the axis labels. Throws when too little is left to plot in.
+struct Frame {
+  double left, right, top, bottom;
+  Scale sx, sy;
+};
+Frame plot_frame(const Chart& chart, const ChartTicks& ticks, std::size_t legend_rows) {
+  double y_label_width = 0;
+  for (double v : ticks.y.values)
+    y_label_width = std::max(y_label_width, text_width(tick_text(chart.y, v)));
+  Frame f{};
+  f.top = legend_top(chart) + 18 * static_cast<double>(legend_rows) + 6;
+  f.left = 12 + y_label_width + (chart.y.label.empty() ? 0 : 20);
+  f.right = chart.width - 16;
+  f.bottom = chart.height - 24 - (chart.x.label.empty() ? 0 : 18);
+  if (f.right - f.left < 40 || f.bottom - f.top < 40)
+    throw std::invalid_argument(fmt::format("chart '{}' is too small to draw", chart.title));
+  f.sx = {chart.x.log, ticks.x.lo, ticks.x.hi, f.left, f.right};
+  f.sy = {chart.y.log, ticks.y.lo, ticks.y.hi, f.bottom, f.top};
+  return f;
+}
+
+// The opening <svg> element and the title (as a tooltip and as bold text over the plot).
+std::string header_svg(const Chart& chart, const Frame& frame) {
+  std::string out = fmt::format(
+      R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" )"
+      R"(font-family="sans-serif" font-size="{2}" role="img">)",
+      chart.width, chart.height, kFontSize);
+  out += "\n";
+  if (!chart.title.empty())
+    out +=
+        fmt::format(
+            R"(<title>{0}</title><text x="{1}" y="20" font-weight="bold" font-size="14">{0}</text>)",
+            escape_xml(chart.title), fmt_px(frame.left)) +
+        "\n";
+  return out;
+}
+
+// One legend entry at (lx, ly): a bar or line swatch, the series' marker, and its name.
+std::string legend_item_svg(const LegendItem& it, double lx, double ly) {
+  std::string out;
+  if (it.bars) {
+    out += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="10" fill="{}" opacity="0.8"/>)",
+                       fmt_px(lx + 4), fmt_px(ly - 5), kSwatch - 8, it.color);
+  } else if (it.line) {
+    out += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="2"{}/>)",
+                       fmt_px(lx), fmt_px(ly), fmt_px(lx + kSwatch), fmt_px(ly), it.color,
+                       it.dashed ? R"( stroke-dasharray="5,3")" : "");
+  }
+  out += marker_svg(it.marker, lx + kSwatch / 2, ly, it.color);
+  out += fmt::format(R"(<text x="{}" y="{}" dominant-baseline="middle">{}</text>)",
+                     fmt_px(lx + kSwatch + 4), fmt_px(ly), escape_xml(it.name));
+  return out;
+}
+
+// The legend's rows, one line of SVG each, starting at the plot's left edge.
+std::string legend_svg(const Chart& chart, const Legend& legend, double left) {
+  std::string out;
+  for (std::size_t r = 0; r < legend.rows.size(); ++r) {
+    double ly = legend_top(chart) + 18 * static_cast<double>(r) + 8;
+    double lx = left;
+    for (std::size_t i : legend.rows[r]) {
+      out += legend_item_svg(legend.items[i], lx, ly);
+      lx += legend_item_width(legend.items[i]);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+// The plot's frame, its grid lines with their tick labels, and the axis labels.
+std::string axes_svg(const Chart& chart, const Frame& f, const ChartTicks& ticks) {
+  std::string out =
+      fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="#ffffff" stroke="#999999"/>)",
+                  fmt_px(f.left), fmt_px(f.top), fmt_px(f.right - f.left),
+                  fmt_px(f.bottom - f.top)) +
+      "\n";
+  for (double v : ticks.x.values) {
+    double px = f.sx(v);
+    out += fmt::format(R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#e5e5e5"/>)"
+                       R"(<text x="{0}" y="{3}" text-anchor="middle">{4}</text>)",
+                       fmt_px(px), fmt_px(f.top), fmt_px(f.bottom), fmt_px(f.bottom + 16),
+                       escape_xml(tick_text(chart.x, v))) +
+           "\n";
+  }
+  for (double v : ticks.y.values) {
+    double py = f.sy(v);
+    out += fmt::format(
+               R"(<line x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="#e5e5e5"/>)"
+               R"(<text x="{3}" y="{1}" text-anchor="end" dominant-baseline="middle">{4}</text>)",
+               fmt_px(f.left), fmt_px(py), fmt_px(f.right), fmt_px(f.left - 6),
+               escape_xml(tick_text(chart.y, v))) +
+           "\n";
+  }
+  if (!chart.x.label.empty())
+    out += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">{}</text>)",
+                       fmt_px((f.left + f.right) / 2), fmt_px(chart.height - 8),
+                       escape_xml(chart.x.label)) +
+           "\n";
+  if (!chart.y.label.empty())
+    out +=
+        fmt::format(
+            R"svg(<text transform="translate(14,{}) rotate(-90)" text-anchor="middle">{}</text>)svg",
+            fmt_px((f.top + f.bottom) / 2), escape_xml(chart.y.label)) +
+        "\n";
+  return out;
+}
+
+// Bars are as wide as 70% of the closest x spacing among all bar series, shared by them, and
+// rise from the axis base: zero on a linear axis (within the domain), the minimum on a log one.
+struct BarLayout {
+  std::size_t series = 0;  // how many series draw bars
+  double width = 0;        // of one series' bar
+  double base = 0;         // pixel y of the bars' foot
+};
+BarLayout bar_layout(const Chart& chart, const Frame& f, const Ticks& y_ticks) {
+  BarLayout bars;
+  std::vector<double> bar_xs;
+  for (const Series& s : chart.series)
+    if (s.bars) {
+      ++bars.series;
+      for (const Point& p : s.points) bar_xs.push_back(f.sx(p.x));
+    }
+  std::sort(bar_xs.begin(), bar_xs.end());
+  double slot = (f.right - f.left) / 4;
+  for (std::size_t i = 1; i < bar_xs.size(); ++i)
+    if (bar_xs[i] - bar_xs[i - 1] > 0.5) slot = std::min(slot, bar_xs[i] - bar_xs[i - 1]);
+  bars.width = 0.7 * slot / static_cast<double>(std::max<std::size_t>(1, bars.series));
+  bars.base = f.sy(chart.y.log ? y_ticks.lo : std::clamp(0.0, y_ticks.lo, y_ticks.hi));
+  return bars;
+}
+
+// Opens the group that clips everything drawn with data to the plot area (fixed domains may
+// cut data), with room for whole markers on points that lie on the domain's ends. The clip id
+// must be unique within a page holding several charts: a hash of the chart so far (`drawn`)
+// is, and charts that hash alike are identical, so sharing the id would be harmless.
+std::string clip_group_svg(const std::string& drawn, const Frame& f) {
+  std::string clip = fmt::format("clip{:016x}", std::hash<std::string>{}(drawn));
+  return fmt::format(R"(<clipPath id="{}"><rect x="{}" y="{}" width="{}" height="{}"/></clipPath>)",
+                     clip, fmt_px(f.left - kMarkerRoom), fmt_px(f.top - kMarkerRoom),
+                     fmt_px(f.right - f.left + 2 * kMarkerRoom),
+                     fmt_px(f.bottom - f.top + 2 * kMarkerRoom)) +
+         fmt::format(R"svg(<g clip-path="url(#{})">)svg", clip) + "\n";
+}
+
+// The bars of a bar series; `index` counts the bar series before it, which sets its offset
+// beside the others at the same x.
+std::string bars_svg(const Series& s, const std::string& color, const Frame& f,
+                     const BarLayout& bars, std::size_t index) {
+  double offset =
+      (static_cast<double>(index) - (static_cast<double>(bars.series) - 1) / 2) * bars.width;
+  std::string out;
+  for (const Point& p : s.points) {
+    if (std::isnan(p.y)) continue;
+    double px = f.sx(p.x) + offset - bars.width / 2, py = f.sy(p.y);
+    out += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}" opacity="0.8"/>)",
+                       fmt_px(px), fmt_px(std::min(py, bars.base)), fmt_px(bars.width),
+                       fmt_px(std::abs(bars.base - py)), color);
+  }
+  return out + "\n";
+}
+
+// A series' line as one path; a point without a value lifts the pen, so the line breaks there.
+std::string line_svg(const Series& s, const std::string& color, const Frame& f) {
+  std::string path;
+  bool pen_down = false;
+  for (const Point& p : s.points) {
+    if (std::isnan(p.y)) {
+      pen_down = false;
+      continue;
+    }
+    path += fmt::format("{}{} {}", pen_down ? "L" : "M", fmt_px(f.sx(p.x)), fmt_px(f.sy(p.y)));
+    pen_down = true;
+  }
+  if (path.empty()) return "";
+  return fmt::format(R"(<path d="{}" fill="none" stroke="{}" stroke-width="2"{}/>)", path, color,
+                     s.dashed ? R"( stroke-dasharray="5,3")" : "") +
+         "\n";
+}
+
+// A series' points: error bars, markers (not on bars, which show the value already) and labels.
+std::string points_svg(const Series& s, const std::string& color, const Frame& f) {
+  std::string out;
+  for (const Point& p : s.points) {
+    if (std::isnan(p.y)) continue;
+    double px = f.sx(p.x), py = f.sy(p.y);
+    if (p.y_low && p.y_high)
+      out += fmt::format(
+          R"(<path d="M{0} {1}L{0} {2}M{3} {1}L{4} {1}M{3} {2}L{4} {2}" stroke="{5}" stroke-width="1.5" fill="none"/>)",
+          fmt_px(px), fmt_px(f.sy(*p.y_low)), fmt_px(f.sy(*p.y_high)), fmt_px(px - 4),
+          fmt_px(px + 4), color);
+    if (!s.bars) out += marker_svg(s.marker, px, py, color);
+    if (!p.label.empty())
+      out += fmt::format(R"(<text x="{}" y="{}" font-size="10" fill="#333333">{}</text>)",
+                         fmt_px(px + 6), fmt_px(py - 6), escape_xml(p.label));
+  }
+  return out + "\n";
+}
+
+// Every series in order, each as bars, line and points (bars first, so lines stay visible).
+std::string series_svg(const Chart& chart, const std::vector<std::string>& colors, const Frame& f,
+                       const BarLayout& bars) {
+  std::string out;
+  std::size_t bar_index = 0;
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    const Series& s = chart.series[i];
+    if (s.bars) out += bars_svg(s, colors[i], f, bars, bar_index++);
+    if (s.line) out += line_svg(s, colors[i], f);
+    out += points_svg(s, colors[i], f);
+  }
+  return out;
+}
+
+// The reference lines, dashed across the plot, each with its label near one end.
+std::string references_svg(const std::vector<ReferenceLine>& references, const Frame& f) {
+  std::string out;
+  for (const ReferenceLine& r : references) {
+    if (r.vertical) {
+      double px = f.sx(r.value);
+      out +=
+          fmt::format(
+              R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="{3}" stroke-dasharray="4,3"/>)"
+              R"(<text x="{4}" y="{5}" font-size="10" fill="{3}">{6}</text>)",
+              fmt_px(px), fmt_px(f.top), fmt_px(f.bottom), r.color, fmt_px(px + 4),
+              fmt_px(f.top + 12), escape_xml(r.label)) +
+          "\n";
+    } else {
+      double py = f.sy(r.value);
+      out +=
+          fmt::format(
+              R"(<line x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="{3}" stroke-dasharray="4,3"/>)"
+              R"(<text x="{4}" y="{5}" font-size="10" text-anchor="end" fill="{3}">{6}</text>)",
+              fmt_px(f.left), fmt_px(py), fmt_px(f.right), r.color, fmt_px(f.right - 4),
+              fmt_px(py - 4), escape_xml(r.label)) +
+          "\n";
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Ticks linear_ticks(double lo, double hi, int target) {
@@ -189,237 +513,20 @@ std::string escape_xml(const std::string& text) {
   return out;
 }
 
+// Lays the chart out (ticks, legend rows, plot area), then draws it back to front: title,
+// legend, axes, and, clipped to the plot, the series and the reference lines.
 std::string Chart::render() const {
-  // Gather every value each axis must show, validating as we go.
-  std::vector<double> xs, ys;
-  bool has_bars = false;
-  for (const Series& s : series) {
-    has_bars = has_bars || s.bars;
-    for (const Point& p : s.points) {
-      check_value(x, p.x, s.name, "x");
-      xs.push_back(p.x);
-      if (std::isnan(p.y)) continue;
-      check_value(y, p.y, s.name, "y");
-      ys.push_back(p.y);
-      if (p.y_low && p.y_high) {
-        check_value(y, *p.y_low, s.name, "error bar");
-        check_value(y, *p.y_high, s.name, "error bar");
-        ys.push_back(*p.y_low);
-        ys.push_back(*p.y_high);
-      }
-    }
-  }
-  for (const ReferenceLine& r : references) {
-    check_value(r.vertical ? x : y, r.value, r.label, "reference");
-    (r.vertical ? xs : ys).push_back(r.value);
-  }
-  Axis y_axis = y;
-  y_axis.include_zero = y.include_zero || has_bars;
-  Ticks x_ticks = axis_ticks(x, xs);
-  Ticks y_ticks = axis_ticks(y_axis, ys);
-
-  // Legend entries, laid out in rows under the title.
-  struct LegendItem {
-    std::string name, color;
-    Marker marker;
-    bool line, dashed, bars;
-  };
-  std::vector<LegendItem> items;
-  std::vector<std::string> colors;
-  for (std::size_t i = 0; i < series.size(); ++i) {
-    const Series& s = series[i];
-    colors.push_back(s.color.empty() ? kPalette[i % std::size(kPalette)] : s.color);
-    if (legend && !s.name.empty())
-      items.push_back({s.name, colors.back(), s.marker, s.line, s.dashed, s.bars});
-  }
-  const double item_gap = 18, swatch = 22;
-  std::vector<std::vector<std::size_t>> rows;
-  double row_width = 0;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    double w = swatch + 4 + text_width(items[i].name) + item_gap;
-    if (rows.empty() || row_width + w > width - 20) {
-      rows.emplace_back();
-      row_width = 0;
-    }
-    rows.back().push_back(i);
-    row_width += w;
-  }
-
-  double y_label_width = 0;
-  for (double v : y_ticks.values)
-    y_label_width = std::max(y_label_width, text_width(tick_text(y, v)));
-  double top = (title.empty() ? 10 : 30) + 18 * static_cast<double>(rows.size()) + 6;
-  double left = 12 + y_label_width + (y.label.empty() ? 0 : 20);
-  double right = width - 16;
-  double bottom = height - 24 - (x.label.empty() ? 0 : 18);
-  if (right - left < 40 || bottom - top < 40)
-    throw std::invalid_argument(fmt::format("chart '{}' is too small to draw", title));
-  Scale sx{x.log, x_ticks.lo, x_ticks.hi, left, right};
-  Scale sy{y.log, y_ticks.lo, y_ticks.hi, bottom, top};
-
-  std::string out = fmt::format(
-      R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" )"
-      R"(font-family="sans-serif" font-size="{2}" role="img">)",
-      width, height, kFontSize);
-  out += "\n";
-  if (!title.empty())
-    out +=
-        fmt::format(
-            R"(<title>{0}</title><text x="{1}" y="20" font-weight="bold" font-size="14">{0}</text>)",
-            escape_xml(title), fmt_px(left)) +
-        "\n";
-
-  // Legend.
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    double ly = (title.empty() ? 10 : 30) + 18 * static_cast<double>(r) + 8;
-    double lx = left;
-    for (std::size_t i : rows[r]) {
-      const LegendItem& it = items[i];
-      if (it.bars) {
-        out +=
-            fmt::format(R"(<rect x="{}" y="{}" width="{}" height="10" fill="{}" opacity="0.8"/>)",
-                        fmt_px(lx + 4), fmt_px(ly - 5), swatch - 8, it.color);
-      } else if (it.line) {
-        out +=
-            fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="2"{}/>)",
-                        fmt_px(lx), fmt_px(ly), fmt_px(lx + swatch), fmt_px(ly), it.color,
-                        it.dashed ? R"( stroke-dasharray="5,3")" : "");
-      }
-      out += marker_svg(it.marker, lx + swatch / 2, ly, it.color);
-      out += fmt::format(R"(<text x="{}" y="{}" dominant-baseline="middle">{}</text>)",
-                         fmt_px(lx + swatch + 4), fmt_px(ly), escape_xml(it.name));
-      lx += swatch + 4 + text_width(it.name) + item_gap;
-    }
-    out += "\n";
-  }
-
-  // Grid, ticks and axes.
-  out +=
-      fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="#ffffff" stroke="#999999"/>)",
-                  fmt_px(left), fmt_px(top), fmt_px(right - left), fmt_px(bottom - top)) +
-      "\n";
-  for (double v : x_ticks.values) {
-    double px = sx(v);
-    out += fmt::format(R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#e5e5e5"/>)"
-                       R"(<text x="{0}" y="{3}" text-anchor="middle">{4}</text>)",
-                       fmt_px(px), fmt_px(top), fmt_px(bottom), fmt_px(bottom + 16),
-                       escape_xml(tick_text(x, v))) +
-           "\n";
-  }
-  for (double v : y_ticks.values) {
-    double py = sy(v);
-    out += fmt::format(
-               R"(<line x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="#e5e5e5"/>)"
-               R"(<text x="{3}" y="{1}" text-anchor="end" dominant-baseline="middle">{4}</text>)",
-               fmt_px(left), fmt_px(py), fmt_px(right), fmt_px(left - 6),
-               escape_xml(tick_text(y, v))) +
-           "\n";
-  }
-  if (!x.label.empty())
-    out += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">{}</text>)",
-                       fmt_px((left + right) / 2), fmt_px(height - 8), escape_xml(x.label)) +
-           "\n";
-  if (!y.label.empty())
-    out +=
-        fmt::format(
-            R"svg(<text transform="translate(14,{}) rotate(-90)" text-anchor="middle">{}</text>)svg",
-            fmt_px((top + bottom) / 2), escape_xml(y.label)) +
-        "\n";
-
-  // Bars are as wide as 70% of the closest x spacing among all bar series, shared by them.
-  std::vector<double> bar_xs;
-  std::size_t bar_series = 0;
-  for (const Series& s : series)
-    if (s.bars) {
-      ++bar_series;
-      for (const Point& p : s.points) bar_xs.push_back(sx(p.x));
-    }
-  std::sort(bar_xs.begin(), bar_xs.end());
-  double slot = (right - left) / 4;
-  for (std::size_t i = 1; i < bar_xs.size(); ++i)
-    if (bar_xs[i] - bar_xs[i - 1] > 0.5) slot = std::min(slot, bar_xs[i] - bar_xs[i - 1]);
-  double bar_width = 0.7 * slot / static_cast<double>(std::max<std::size_t>(1, bar_series));
-  double base = sy(y.log ? y_ticks.lo : std::clamp(0.0, y_ticks.lo, y_ticks.hi));
-
-  // Everything drawn with data is clipped to the plot area (fixed domains may cut data), with
-  // room for whole markers on points that lie on the domain's ends. The
-  // clip id must be unique within a page holding several charts: a hash of the chart so far
-  // is, and charts that hash alike are identical, so sharing the id would be harmless.
-  std::string clip = fmt::format("clip{:016x}", std::hash<std::string>{}(out));
-  out +=
-      fmt::format(R"(<clipPath id="{}"><rect x="{}" y="{}" width="{}" height="{}"/></clipPath>)",
-                  clip, fmt_px(left - kMarkerRoom), fmt_px(top - kMarkerRoom),
-                  fmt_px(right - left + 2 * kMarkerRoom), fmt_px(bottom - top + 2 * kMarkerRoom));
-  out += fmt::format(R"svg(<g clip-path="url(#{})">)svg", clip) + "\n";
-  std::size_t bar_index = 0;
-  for (std::size_t i = 0; i < series.size(); ++i) {
-    const Series& s = series[i];
-    const std::string& color = colors[i];
-    if (s.bars) {
-      double offset =
-          (static_cast<double>(bar_index++) - (static_cast<double>(bar_series) - 1) / 2) *
-          bar_width;
-      for (const Point& p : s.points) {
-        if (std::isnan(p.y)) continue;
-        double px = sx(p.x) + offset - bar_width / 2, py = sy(p.y);
-        out += fmt::format(
-            R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}" opacity="0.8"/>)", fmt_px(px),
-            fmt_px(std::min(py, base)), fmt_px(bar_width), fmt_px(std::abs(base - py)), color);
-      }
-      out += "\n";
-    }
-    if (s.line) {
-      std::string path;
-      bool pen_down = false;
-      for (const Point& p : s.points) {
-        if (std::isnan(p.y)) {
-          pen_down = false;
-          continue;
-        }
-        path += fmt::format("{}{} {}", pen_down ? "L" : "M", fmt_px(sx(p.x)), fmt_px(sy(p.y)));
-        pen_down = true;
-      }
-      if (!path.empty())
-        out += fmt::format(R"(<path d="{}" fill="none" stroke="{}" stroke-width="2"{}/>)", path,
-                           color, s.dashed ? R"( stroke-dasharray="5,3")" : "") +
-               "\n";
-    }
-    for (const Point& p : s.points) {
-      if (std::isnan(p.y)) continue;
-      double px = sx(p.x), py = sy(p.y);
-      if (p.y_low && p.y_high)
-        out += fmt::format(
-            R"(<path d="M{0} {1}L{0} {2}M{3} {1}L{4} {1}M{3} {2}L{4} {2}" stroke="{5}" stroke-width="1.5" fill="none"/>)",
-            fmt_px(px), fmt_px(sy(*p.y_low)), fmt_px(sy(*p.y_high)), fmt_px(px - 4), fmt_px(px + 4),
-            color);
-      if (!s.bars) out += marker_svg(s.marker, px, py, color);
-      if (!p.label.empty())
-        out += fmt::format(R"(<text x="{}" y="{}" font-size="10" fill="#333333">{}</text>)",
-                           fmt_px(px + 6), fmt_px(py - 6), escape_xml(p.label));
-    }
-    out += "\n";
-  }
-  for (const ReferenceLine& r : references) {
-    if (r.vertical) {
-      double px = sx(r.value);
-      out +=
-          fmt::format(
-              R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="{3}" stroke-dasharray="4,3"/>)"
-              R"(<text x="{4}" y="{5}" font-size="10" fill="{3}">{6}</text>)",
-              fmt_px(px), fmt_px(top), fmt_px(bottom), r.color, fmt_px(px + 4), fmt_px(top + 12),
-              escape_xml(r.label)) +
-          "\n";
-    } else {
-      double py = sy(r.value);
-      out +=
-          fmt::format(
-              R"(<line x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="{3}" stroke-dasharray="4,3"/>)"
-              R"(<text x="{4}" y="{5}" font-size="10" text-anchor="end" fill="{3}">{6}</text>)",
-              fmt_px(left), fmt_px(py), fmt_px(right), r.color, fmt_px(right - 4), fmt_px(py - 4),
-              escape_xml(r.label)) +
-          "\n";
-    }
-  }
+  const ChartTicks ticks = chart_ticks(*this);
+  const std::vector<std::string> colors = series_colors(*this);
+  const Legend legend_layout = lay_out_legend(*this, colors);
+  const Frame frame = plot_frame(*this, ticks, legend_layout.rows.size());
+  std::string out = header_svg(*this, frame);
+  out += legend_svg(*this, legend_layout, frame.left);
+  out += axes_svg(*this, frame, ticks);
+  const BarLayout bars = bar_layout(*this, frame, ticks.y);
+  out += clip_group_svg(out, frame);
+  out += series_svg(*this, colors, frame, bars);
+  out += references_svg(references, frame);
   out += "</g>\n</svg>\n";
   return out;
 }

@@ -218,141 +218,233 @@ void kill_own_group(int) {
   watch_shell(shell);
 }
 
-}  // namespace
+// What the child execs, prepared before fork because the child may then only call
+// async-signal-safe code. Not copyable: argv and envp point into its own strings.
+struct ExecArgs {
+  explicit ExecArgs(const ProcessSpec& spec)
+      : env_strings(spec.env.entries()), command(spec.command) {
+    for (auto& entry : env_strings) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+  }
+  ExecArgs(const ExecArgs&) = delete;
+  ExecArgs& operator=(const ExecArgs&) = delete;
 
-ProcessResult run_process(const ProcessSpec& spec) {
-  ProcessResult result;
-  // Everything the child needs is prepared before fork: it may only call async-signal-safe code.
-  std::vector<std::string> env_strings = spec.env.entries();
+  std::vector<std::string> env_strings;
   std::vector<char*> envp;
-  for (auto& entry : env_strings) envp.push_back(entry.data());
-  envp.push_back(nullptr);
-  std::string sh = "sh", dash_c = "-c", command = spec.command;
-  char* argv[] = {sh.data(), dash_c.data(), command.data(), nullptr};
+  std::string sh = "sh", dash_c = "-c", command;
+  char* argv[4] = {sh.data(), dash_c.data(), command.data(), nullptr};
+};
 
+// The child's stdout and stderr, and the report pipe that carries a failed exec's errno.
+struct ChildPipes {
   Pipe out, err, report;
-  if (!out.open() || !err.open() || !report.open()) {
-    result.spawn_error = fmt::format("cannot create a pipe: {}", strerror(errno));
-    out.close_read(), out.close_write(), err.close_read(), err.close_write();
-    report.close_read(), report.close_write();
-    return result;
+  void close_reads() { out.close_read(), err.close_read(), report.close_read(); }
+  void close_writes() { out.close_write(), err.close_write(), report.close_write(); }
+};
+
+using Clock = std::chrono::steady_clock;
+
+// Starts the child (exec_child) with the pipes' write ends, keeping their read ends here, and
+// records its process group so that Ctrl-C kills it. `start` is when the child was forked.
+// Returns its pid, or -1 with `error` saying why no child started.
+pid_t spawn(const ProcessSpec& spec, const ExecArgs& args, ChildPipes& pipes,
+            Clock::time_point& start, std::string& error) {
+  if (!pipes.out.open() || !pipes.err.open() || !pipes.report.open()) {
+    error = fmt::format("cannot create a pipe: {}", strerror(errno));
+    pipes.close_reads(), pipes.close_writes();
+    return -1;
   }
   install_terminate_handlers();
-  auto start = std::chrono::steady_clock::now();
+  start = Clock::now();
   pid_t parent = getpid();
   pid_t pid = fork();
-  if (pid == 0) exec_child(spec, out, err, argv, envp.data(), report.write, parent);
-  out.close_write();
-  err.close_write();
-  report.close_write();
+  if (pid == 0)
+    exec_child(spec, pipes.out, pipes.err, args.argv, args.envp.data(), pipes.report.write, parent);
+  pipes.close_writes();
   if (pid < 0) {
-    result.spawn_error = fmt::format("cannot fork: {}", strerror(errno));
-    out.close_read(), err.close_read(), report.close_read();
-    return result;
+    error = fmt::format("cannot fork: {}", strerror(errno));
+    pipes.close_reads();
+    return -1;
   }
   // Also from the parent, so that a kill of the group cannot race the child's own setpgid.
   setpgid(pid, pid);
   remember_group(pid);
+  return pid;
+}
 
-  // The report pipe closes on a successful exec; otherwise it carries errno and what failed.
-  {
-    char buffer[256];
-    ssize_t got;
-    std::string report_text;
-    while ((got = read(report.read, buffer, sizeof buffer)) > 0) report_text.append(buffer, got);
-    report.close_read();
-    if (report_text.size() >= sizeof(int)) {
-      int code;
-      memcpy(&code, report_text.data(), sizeof code);
-      result.spawn_error =
-          fmt::format("{} failed: {}", report_text.substr(sizeof code), strerror(code));
+// The report pipe closes on a successful exec; otherwise it carries errno and what failed.
+// Returns "<what> failed: <reason>", or "" when the exec succeeded. Closes the pipe.
+std::string read_exec_report(Pipe& report) {
+  char buffer[256];
+  ssize_t got;
+  std::string report_text;
+  while ((got = read(report.read, buffer, sizeof buffer)) > 0) report_text.append(buffer, got);
+  report.close_read();
+  if (report_text.size() < sizeof(int)) return "";
+  int code;
+  memcpy(&code, report_text.data(), sizeof code);
+  return fmt::format("{} failed: {}", report_text.substr(sizeof code), strerror(code));
+}
+
+// How a watched child ended and what it wrote.
+struct Watched {
+  bool timed_out = false;
+  int status = 0;  // of wait4
+  rusage usage{};
+  CapturedOutput out, err;
+};
+
+// After the shell ends, stragglers of its group are killed and the pipes drained for at most
+// this long (a descendant that left the group may hold them open).
+constexpr auto kDrain = std::chrono::seconds(1);
+
+// Waits for a started child while capturing its stdout and stderr, and kills its group when it
+// outlives spec.timeout. A pidfd is readable when the child ends, so one poll() waits for
+// output, the end and the time limit; without one, it polls every 20 ms.
+class ChildWatch {
+ public:
+  ChildWatch(const ProcessSpec& spec, pid_t pid, Clock::time_point start, ChildPipes& pipes)
+      : spec_(spec),
+        pid_(pid),
+        start_(start),
+        pipes_(pipes),
+        out_(spec.limits.head_bytes, spec.limits.tail_bytes),
+        err_(spec.limits.head_bytes, spec.limits.tail_bytes),
+        buffer_(64 * 1024) {}
+
+  // Returns once the child is reaped and both pipes are closed, or kDrain after the reap.
+  Watched run() {
+    fcntl(pipes_.out.read, F_SETFL, O_NONBLOCK);
+    fcntl(pipes_.err.read, F_SETFL, O_NONBLOCK);
+    // (The syscall itself: glibc 2.36 declares pidfd_open without C linkage for C++.)
+    pidfd_ = int(syscall(SYS_pidfd_open, pid_, 0));
+    while (step()) {
+    }
+    if (pidfd_ >= 0) close(pidfd_);
+    done_.out = out_.finish();
+    done_.err = err_.finish();
+    return std::move(done_);
+  }
+
+ private:
+  // One turn of the wait: reap, enforce the time limit, or wait for output. False: done.
+  bool step() {
+    if (!reaped_) reap(WNOHANG);
+    if (reaped_ && pipes_.out.read < 0 && pipes_.err.read < 0) return false;
+    auto now = Clock::now();
+    if (!reaped_ && spec_.timeout.count() > 0 && now >= start_ + spec_.timeout) {
+      done_.timed_out = true;
+      kill(-pid_, SIGKILL);
+      while (!reaped_) reap(0);
+      return true;
+    }
+    if (reaped_ && now >= drain_deadline_) return false;
+    poll_and_read(wait_ms(now));
+    return true;
+  }
+
+  // Reaps the child if it ended (or waits for it, with flags 0), then kills the rest of its
+  // group and starts the drain.
+  void reap(int flags) {
+    pid_t ended = wait4(pid_, &done_.status, flags, &done_.usage);
+    if (ended == pid_ || (ended < 0 && errno != EINTR)) {
+      reaped_ = true;
+      kill(-pid_, SIGKILL);
+      drain_deadline_ = Clock::now() + kDrain;
     }
   }
 
-  Capture out_capture(spec.limits.head_bytes, spec.limits.tail_bytes);
-  Capture err_capture(spec.limits.head_bytes, spec.limits.tail_bytes);
-  fcntl(out.read, F_SETFL, O_NONBLOCK);
-  fcntl(err.read, F_SETFL, O_NONBLOCK);
-  using Clock = std::chrono::steady_clock;
-  // After the shell ends, stragglers of its group are killed and the pipes drained for at most
-  // this long (a descendant that left the group may hold them open).
-  constexpr auto kDrain = std::chrono::seconds(1);
-  // Readable when the child ends, so one poll() waits for output, the end and the time limit.
-  // (The syscall itself: glibc 2.36 declares pidfd_open without C linkage for C++.)
-  int pidfd = int(syscall(SYS_pidfd_open, pid, 0));
-  bool timed_out = false, reaped = false;
-  int status = 0;
-  rusage usage{};
-  Clock::time_point drain_deadline;
-  std::vector<char> buffer(64 * 1024);
-  auto reap = [&](int flags) {
-    pid_t done = wait4(pid, &status, flags, &usage);
-    if (done == pid || (done < 0 && errno != EINTR)) {
-      reaped = true;
-      kill(-pid, SIGKILL);
-      drain_deadline = Clock::now() + kDrain;
+  // How long poll() may wait: until the drain ends or the time limit (-1: no limit).
+  int wait_ms(Clock::time_point now) const {
+    auto until = reaped_ ? drain_deadline_ : start_ + spec_.timeout;
+    int ms = -1;
+    if (reaped_ || spec_.timeout.count() > 0) {
+      ms = int(std::chrono::ceil<std::chrono::milliseconds>(until - now).count());
     }
-  };
-  for (;;) {
-    if (!reaped) reap(WNOHANG);
-    if (reaped && out.read < 0 && err.read < 0) break;
-    auto now = Clock::now();
-    if (!reaped && spec.timeout.count() > 0 && now >= start + spec.timeout) {
-      timed_out = true;
-      kill(-pid, SIGKILL);
-      while (!reaped) reap(0);
-      continue;
-    }
-    if (reaped && now >= drain_deadline) break;
-    auto until = reaped ? drain_deadline : start + spec.timeout;
-    int wait_ms = -1;
-    if (reaped || spec.timeout.count() > 0) {
-      wait_ms = int(std::chrono::ceil<std::chrono::milliseconds>(until - now).count());
-    }
-    if (!reaped && pidfd < 0) wait_ms = wait_ms < 0 ? 20 : std::min(wait_ms, 20);
+    if (!reaped_ && pidfd_ < 0) ms = ms < 0 ? 20 : std::min(ms, 20);
+    return ms;
+  }
+
+  // Waits up to `ms` for output or the child's end, and reads what is ready.
+  void poll_and_read(int ms) {
     pollfd fds[3];
     nfds_t count = 0;
-    if (out.read >= 0) fds[count++] = {out.read, POLLIN, 0};
-    if (err.read >= 0) fds[count++] = {err.read, POLLIN, 0};
-    if (!reaped && pidfd >= 0) fds[count++] = {pidfd, POLLIN, 0};
-    if (poll(fds, count, wait_ms) <= 0) continue;
+    if (pipes_.out.read >= 0) fds[count++] = {pipes_.out.read, POLLIN, 0};
+    if (pipes_.err.read >= 0) fds[count++] = {pipes_.err.read, POLLIN, 0};
+    if (!reaped_ && pidfd_ >= 0) fds[count++] = {pidfd_, POLLIN, 0};
+    if (poll(fds, count, ms) <= 0) return;
     for (nfds_t i = 0; i < count; ++i) {
-      if (fds[i].revents == 0 || fds[i].fd == pidfd) continue;
-      bool is_out = fds[i].fd == out.read;
-      for (;;) {
-        ssize_t got = read(fds[i].fd, buffer.data(), buffer.size());
-        if (got > 0) {
-          (is_out ? out_capture : err_capture).add(buffer.data(), std::size_t(got));
-          continue;
-        }
-        if (got < 0 && errno == EINTR) continue;
-        if (got == 0 || errno != EAGAIN) (is_out ? out : err).close_read();
-        break;
-      }
+      if (fds[i].revents == 0 || fds[i].fd == pidfd_) continue;
+      read_available(fds[i].fd == pipes_.out.read ? pipes_.out : pipes_.err);
     }
   }
-  if (pidfd >= 0) close(pidfd);
-  forget_group(pid);
-  out.close_read();
-  err.close_read();
-  result.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.user_seconds = seconds(usage.ru_utime);
-  result.system_seconds = seconds(usage.ru_stime);
-  result.out = out_capture.finish();
-  result.err = err_capture.finish();
+
+  // Reads a pipe until it would block; closes it at its end or on an error.
+  void read_available(Pipe& pipe) {
+    Capture& capture = &pipe == &pipes_.out ? out_ : err_;
+    for (;;) {
+      ssize_t got = read(pipe.read, buffer_.data(), buffer_.size());
+      if (got > 0) {
+        capture.add(buffer_.data(), std::size_t(got));
+        continue;
+      }
+      if (got < 0 && errno == EINTR) continue;
+      if (got == 0 || errno != EAGAIN) pipe.close_read();
+      break;
+    }
+  }
+
+  const ProcessSpec& spec_;
+  pid_t pid_;
+  Clock::time_point start_;
+  ChildPipes& pipes_;
+  Capture out_, err_;
+  std::vector<char> buffer_;
+  int pidfd_ = -1;
+  bool reaped_ = false;
+  Clock::time_point drain_deadline_;
+  Watched done_;
+};
+
+// The result's ending from how the child ended: a failed start, the time limit, a signal or
+// an exit status.
+void set_ending(ProcessResult& result, const Watched& watched) {
   if (!result.spawn_error.empty()) {
     result.ending = Ending::spawn_failed;
-  } else if (timed_out) {
+  } else if (watched.timed_out) {
     result.ending = Ending::timed_out;
     result.term_signal = SIGKILL;
-  } else if (WIFSIGNALED(status)) {
+  } else if (WIFSIGNALED(watched.status)) {
     result.ending = Ending::signaled;
-    result.term_signal = WTERMSIG(status);
+    result.term_signal = WTERMSIG(watched.status);
   } else {
     result.ending = Ending::exited;
-    result.exit_status = WEXITSTATUS(status);
+    result.exit_status = WEXITSTATUS(watched.status);
   }
+}
+
+}  // namespace
+
+// Runs spec.command under /bin/sh in its own process group (see exec_child), capturing its
+// output within the limits and killing the group at the time limit.
+ProcessResult run_process(const ProcessSpec& spec) {
+  ProcessResult result;
+  const ExecArgs args(spec);
+  ChildPipes pipes;
+  Clock::time_point start;
+  const pid_t pid = spawn(spec, args, pipes, start, result.spawn_error);
+  if (pid < 0) return result;
+  result.spawn_error = read_exec_report(pipes.report);
+  Watched watched = ChildWatch(spec, pid, start, pipes).run();
+  forget_group(pid);
+  pipes.out.close_read();
+  pipes.err.close_read();
+  result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  result.user_seconds = seconds(watched.usage.ru_utime);
+  result.system_seconds = seconds(watched.usage.ru_stime);
+  result.out = std::move(watched.out);
+  result.err = std::move(watched.err);
+  set_ending(result, watched);
   return result;
 }
 

@@ -54,28 +54,35 @@ report::RunContext context_of(const Store& store, const Store::ProgramRow& progr
   return c;
 }
 
-}  // namespace
-
-report::Report load_report(const Store& store, const std::vector<std::string>& selectors,
-                           stats::ObservationKind kind) {
-  report::Report rep;
-  auto programs = store.programs();
-  if (programs.empty()) {
-    throw StoreError(fmt::format("store {} holds no race yet", store.path().string()));
-  }
-  const Store::ProgramRow& program = programs.back();
-  rep.context = context_of(store, program);
-
-  std::map<std::string, LoopRow> table;
-  for (auto& l : store.loops(program.id)) table[l.id] = l;
+// What the store knows of each loop of the program besides its observations, by loop id: the
+// plugin's table row, the decision, and the measured hotness.
+struct LoopTables {
+  std::map<std::string, LoopRow> rows;
   std::map<std::string, plans::LoopDecision> decisions;
-  for (auto& d : store.decisions(program.id)) decisions[d.loop_id] = d;
   std::map<std::string, Hotness> hotness;
-  for (const auto& h :
-       stored_hotness(store, program.id, rep.context.tsc_hz, rep.context.probe_overhead_cycles))
-    hotness[h.id] = h;
+};
 
-  std::vector<LoopDataset> raced = load_race_dataset(store, program.id, kind);
+LoopTables load_tables(const Store& store, std::int64_t program,
+                       const report::RunContext& context) {
+  LoopTables t;
+  for (auto& l : store.loops(program)) t.rows[l.id] = l;
+  for (auto& d : store.decisions(program)) t.decisions[d.loop_id] = d;
+  for (const auto& h :
+       stored_hotness(store, program, context.tsc_hz, context.probe_overhead_cycles))
+    t.hotness[h.id] = h;
+  return t;
+}
+
+// Whether --loop selects a loop: by a prefix of its id; no selector selects every loop.
+bool selected(const std::string& loop_id, const std::vector<std::string>& selectors) {
+  return selectors.empty() ||
+         std::any_of(selectors.begin(), selectors.end(),
+                     [&](const std::string& s) { return loop_id.compare(0, s.size(), s) == 0; });
+}
+
+// Every --loop must name a raced loop: a typo should not give an empty report.
+void check_selectors(const Store& store, const std::vector<LoopDataset>& raced,
+                     const std::vector<std::string>& selectors) {
   for (const auto& selector : selectors) {
     bool found = std::any_of(raced.begin(), raced.end(), [&](const LoopDataset& d) {
       return d.loop_id.compare(0, selector.size(), selector) == 0;
@@ -85,70 +92,114 @@ report::Report load_report(const Store& store, const std::vector<std::string>& s
                                    store.path().string()));
     }
   }
-  for (const LoopDataset& data : raced) {
-    if (!selectors.empty() &&
-        std::none_of(selectors.begin(), selectors.end(), [&](const std::string& s) {
-          return data.loop_id.compare(0, s.size(), s) == 0;
-        })) {
-      continue;
-    }
-    report::LoopReport l;
-    l.id = data.loop_id;
-    if (auto t = table.find(l.id); t != table.end()) {
-      l.location = fmt::format("{}:{}:{}", t->second.file, t->second.line, t->second.column);
-      l.function = t->second.function;
-      l.position = fmt::format("{}/{}", t->second.index, t->second.loops);
-      l.features = t->second.features;
-    }
-    if (auto h = hotness.find(l.id); h != hotness.end()) {
-      l.hotness_share = h->second.share;
-      l.hotness_share_is_bound = h->second.is_bound();
-    }
-    l.raced_on = store.race_hosts(program.id, l.id);
-    for (const auto& [kind, tally] : store.run_tally(program.id, l.id)) {
-      l.runs[kind] = {tally.first, tally.second};
-    }
+}
 
-    const plans::LoopDecision* d = nullptr;
-    if (auto it = decisions.find(l.id); it != decisions.end()) d = &it->second;
-    // Index == factor; factors left out of the race (--factors) stay marked as such.
-    l.factors.resize(report::kMaxFactor + 1);
-    for (int i = 0; i <= report::kMaxFactor; ++i) {
-      l.factors[static_cast<std::size_t>(i)].factor = i;
-      l.factors[static_cast<std::size_t>(i)].code_group = i;
-      l.factors[static_cast<std::size_t>(i)].disqualified = true;
-      l.factors[static_cast<std::size_t>(i)].disqualified_reason = "not built (--factors)";
+// Where a loop is, how hot it was, where it raced and how many runs of each kind it took.
+void describe_loop(report::LoopReport& l, const Store& store, std::int64_t program,
+                   const LoopTables& tables) {
+  if (auto t = tables.rows.find(l.id); t != tables.rows.end()) {
+    l.location = fmt::format("{}:{}:{}", t->second.file, t->second.line, t->second.column);
+    l.function = t->second.function;
+    l.position = fmt::format("{}/{}", t->second.index, t->second.loops);
+    l.features = t->second.features;
+  }
+  if (auto h = tables.hotness.find(l.id); h != tables.hotness.end()) {
+    l.hotness_share = h->second.share;
+    l.hotness_share_is_bound = h->second.is_bound();
+  }
+  l.raced_on = store.race_hosts(program, l.id);
+  for (const auto& [kind, tally] : store.run_tally(program, l.id)) {
+    l.runs[kind] = {tally.first, tally.second};
+  }
+}
+
+// One result per factor, index == factor, each marked as left out of the race (--factors)
+// until a variant of it shows otherwise.
+std::vector<report::FactorResult> unbuilt_factors() {
+  std::vector<report::FactorResult> factors(report::kMaxFactor + 1);
+  for (int i = 0; i <= report::kMaxFactor; ++i) {
+    factors[static_cast<std::size_t>(i)].factor = i;
+    factors[static_cast<std::size_t>(i)].code_group = i;
+    factors[static_cast<std::size_t>(i)].disqualified = true;
+    factors[static_cast<std::size_t>(i)].disqualified_reason = "not built (--factors)";
+  }
+  return factors;
+}
+
+// A built variant's result: how GCC applied the factor, its code group, whether it was
+// disqualified and why, and its observations (only a group's own factor carries them).
+report::FactorResult factor_result(const VariantRow& v, const plans::LoopDecision* d,
+                                   const LoopDataset& data) {
+  report::FactorResult f;
+  f.factor = v.factor;
+  f.applied = v.applied;
+  f.applied_how = v.how;
+  f.code_group = v.group >= 0 ? v.group : v.factor;
+  if (!v.built) {
+    f.disqualified = true;
+    f.disqualified_reason = "build failed";
+  }
+  if (d && d->disqualified.count(v.factor)) {
+    f.disqualified = true;
+    f.disqualified_reason = d->disqualified.at(v.factor);
+  }
+  if (auto c = data.cycles.find(v.factor); c != data.cycles.end() && f.code_group == v.factor) {
+    f.cycles = c->second;
+  }
+  return f;
+}
+
+// The factors' results of a loop from its variants (the first layout's), with a warning for
+// the factors GCC applied with fewer copies than asked.
+void add_factors(report::LoopReport& l, const Store& store, std::int64_t program,
+                 const LoopDataset& data, const plans::LoopDecision* d) {
+  l.factors = unbuilt_factors();
+  std::vector<build::FewerCopies> clamped;
+  for (const auto& v : store.variants(program, l.id)) {
+    if (v.layout != 0 || v.factor < 0 || v.factor > report::kMaxFactor) continue;
+    if (v.applied && v.factor >= 1 && *v.applied != v.factor && *v.applied != 0) {
+      clamped.push_back({v.factor, *v.applied, v.how});
     }
-    std::vector<build::FewerCopies> clamped;
-    for (const auto& v : store.variants(program.id, l.id)) {
-      if (v.layout != 0 || v.factor < 0 || v.factor > report::kMaxFactor) continue;
-      report::FactorResult f;
-      f.factor = v.factor;
-      f.applied = v.applied;
-      f.applied_how = v.how;
-      f.code_group = v.group >= 0 ? v.group : v.factor;
-      if (!v.built) {
-        f.disqualified = true;
-        f.disqualified_reason = "build failed";
-      }
-      if (d && d->disqualified.count(v.factor)) {
-        f.disqualified = true;
-        f.disqualified_reason = d->disqualified.at(v.factor);
-      }
-      if (auto c = data.cycles.find(v.factor); c != data.cycles.end() && f.code_group == v.factor) {
-        f.cycles = c->second;
-      }
-      if (v.applied && v.factor >= 1 && *v.applied != v.factor && *v.applied != 0) {
-        clamped.push_back({v.factor, *v.applied, v.how});
-      }
-      l.factors[static_cast<std::size_t>(v.factor)] = std::move(f);
-    }
-    for (std::string& note : build::fewer_copies_notes(clamped)) l.warnings.push_back(note);
-    if (d) {
-      l.plan = d->plan;
-      l.decision = *d;
-    }
-    rep.loops.push_back(std::move(l));
+    l.factors[static_cast<std::size_t>(v.factor)] = factor_result(v, d, data);
+  }
+  for (std::string& note : build::fewer_copies_notes(clamped)) l.warnings.push_back(note);
+}
+
+// The report of one raced loop.
+report::LoopReport loop_report(const Store& store, std::int64_t program, const LoopTables& tables,
+                               const LoopDataset& data) {
+  report::LoopReport l;
+  l.id = data.loop_id;
+  describe_loop(l, store, program, tables);
+  const plans::LoopDecision* d = nullptr;
+  if (auto it = tables.decisions.find(l.id); it != tables.decisions.end()) d = &it->second;
+  add_factors(l, store, program, data, d);
+  if (d) {
+    l.plan = d->plan;
+    l.decision = *d;
+  }
+  return l;
+}
+
+}  // namespace
+
+// The report of the store's latest program: its run context and every raced loop --loop
+// selects, in the order they raced.
+report::Report load_report(const Store& store, const std::vector<std::string>& selectors,
+                           stats::ObservationKind kind) {
+  report::Report rep;
+  auto programs = store.programs();
+  if (programs.empty()) {
+    throw StoreError(fmt::format("store {} holds no race yet", store.path().string()));
+  }
+  const Store::ProgramRow& program = programs.back();
+  rep.context = context_of(store, program);
+  const LoopTables tables = load_tables(store, program.id, rep.context);
+  std::vector<LoopDataset> raced = load_race_dataset(store, program.id, kind);
+  check_selectors(store, raced, selectors);
+  for (const LoopDataset& data : raced) {
+    if (selected(data.loop_id, selectors))
+      rep.loops.push_back(loop_report(store, program.id, tables, data));
   }
   return rep;
 }
