@@ -1,9 +1,12 @@
-"""What the benchmark scripts share: the program manifests and the looprace command's outputs.
+"""What the benchmark scripts share: the program manifests, the looprace command's outputs (stores
+are read through `looprace export`, never their tables) and Markdown tables.
 
 Import it from a script beside or below benchmarks/ with
     sys.path.insert(0, str(Path(__file__).resolve().parent))   # (or .parent.parent)
     import benchlib
 """
+import csv
+import io
 import json
 import os
 import re
@@ -53,6 +56,50 @@ def report_json(looprace, store):
     out = subprocess.run([str(looprace), "report", "--store", str(store), "--json"],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)
+
+
+def export(looprace, store, fmt, *args):
+    """The text `looprace export --format FMT` writes of a store."""
+    return subprocess.run([str(looprace), "export", "--store", str(store), "--format", fmt,
+                           *map(str, args)], check=True, capture_output=True, text=True).stdout
+
+
+def export_json(looprace, store):
+    """`looprace export --format json`: the context (machine, every session, run counts and the
+    first and last run's time) and one row per raced loop."""
+    return json.loads(export(looprace, store, "json"))
+
+
+def started_export_json(looprace, store):
+    """export_json() of a store, or None while it holds no race: a recorder that has just
+    started has written no program yet, and `looprace export` refuses the store."""
+    done = subprocess.run([str(looprace), "export", "--store", str(store), "--format", "json"],
+                          capture_output=True, text=True)
+    if done.returncode != 0 and "holds no race yet" in done.stderr:
+        return None
+    done.check_returncode()
+    return json.loads(done.stdout)
+
+
+def optional(convert, text):
+    """convert(text), or None for an empty CSV cell."""
+    return convert(text) if text else None
+
+
+def export_runs(looprace, store):
+    """`looprace export --format runs`: every run of each loop's own race, typed, by loop."""
+    rows = csv.DictReader(io.StringIO(export(looprace, store, "runs")))
+    return [{"loop": r["loop"], "run": int(r["run"]), "round": int(r["round"]),
+             "version": int(r["version"]), "ok": r["ok"] == "1",
+             "cycles": optional(int, r["cycles"]), "filtered": optional(float, r["filtered"]),
+             "entries": int(r["entries"]), "disturbed": int(r["disturbed"])} for r in rows]
+
+
+def markdown_table(headers, rows):
+    """The lines of a Markdown table: a header row, its rule and one line per row of cells."""
+    def line(cells):
+        return "| " + " | ".join(map(str, cells)) + " |"
+    return [line(headers), "|---" * len(headers) + "|"] + [line(r) for r in rows]
 
 
 @contextmanager

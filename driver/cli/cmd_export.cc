@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <stdexcept>
 
@@ -19,6 +20,14 @@ struct ExportOptions {
   stats::ObservationKind observation = stats::ObservationKind::kRaw;
 };
 
+// --format: the writer of each format.
+const std::map<std::string, std::string (*)(const report::Report&)> kWriters = {
+    {"csv", report::export_csv},
+    {"jsonl", report::export_jsonl},
+    {"json", report::export_json},
+    {"observations", report::export_observations_csv},
+    {"runs", report::export_runs_csv}};
+
 }  // namespace
 
 void add_export_command(CLI::App& app) {
@@ -30,21 +39,22 @@ void add_export_command(CLI::App& app) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--format", options->format,
-                  "csv or jsonl (one row per loop), or observations (loop,version,cycles: the "
-                  "raw data `looprace replay` reads)")
-      ->check(CLI::IsMember({"csv", "jsonl", "observations"}));
+                  "csv or jsonl (one row per loop), json (the context: machine, sessions, run "
+                  "counts; and the loops' rows), observations (loop,version,cycles: the raw data "
+                  "`looprace replay` reads) or runs (every race run: "
+                  "loop,run,round,version,ok,cycles,filtered,entries,disturbed)")
+      ->check(CLI::IsMember(kWriters));
   cmd->add_option("-o,--output", options->output, "Write here instead of standard output");
   add_observation_option(cmd, &options->observation);
   cmd->footer(R"txt(Examples:
   looprace export --store looprace.db --format csv -o loops.csv
   looprace export --store looprace.db --format jsonl | jq .winners
+  looprace export --store looprace.db --format json | jq .context.run_counts
   looprace export --store looprace.db --format observations | gzip > dataset.csv.gz)txt");
   cmd->callback([options] {
     store::Store db = store::Store::open(options->store, /*create=*/false);
     report::Report rep = store::load_report(db, {}, options->observation);
-    std::string text = options->format == "csv"     ? report::export_csv(rep)
-                       : options->format == "jsonl" ? report::export_jsonl(rep)
-                                                    : report::export_observations_csv(rep);
+    std::string text = kWriters.at(options->format)(rep);
     if (options->output.empty()) {
       std::fputs(text.c_str(), stdout);
       return;

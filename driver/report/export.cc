@@ -77,6 +77,54 @@ std::string export_jsonl(const Report& report) {
   return out;
 }
 
+namespace {
+
+json optional_json(const auto& value) { return value ? json(*value) : json(nullptr); }
+
+json session_json(const Session& s) {
+  return {{"started", s.started},
+          {"command", s.command},
+          {"cpu_model", s.cpu_model},
+          {"cores", optional_json(s.cores)},
+          {"kernel", s.kernel},
+          {"compiler", s.compiler},
+          {"virtual_machine", s.virtual_machine},
+          {"tsc_hz", optional_json(s.tsc_hz)},
+          {"load1", optional_json(s.load1)},
+          {"pinned_cpu", optional_json(s.pinned_cpu)}};
+}
+
+json context_json(const RunContext& c) {
+  json out = {{"build", c.build_command},
+              {"run", c.run_command},
+              {"looprace_version", c.looprace_version},
+              {"gcc", c.gcc_version},
+              {"cpu_model", c.cpu_model},
+              {"tsc_hz", c.tsc_hz},
+              {"probe_overhead_cycles", c.probe_overhead_cycles},
+              {"started", c.started},
+              {"warnings", c.warnings},
+              {"run_counts", c.run_counts}};
+  out["facts"] = json::object();
+  for (const auto& [key, value] : c.facts) out["facts"][key] = value;
+  out["sessions"] = json::array();
+  for (const Session& s : c.sessions) out["sessions"].push_back(session_json(s));
+  out["first_run"] = c.first_run.empty() ? json(nullptr) : json(c.first_run);
+  out["last_run"] = c.last_run.empty() ? json(nullptr) : json(c.last_run);
+  return out;
+}
+
+}  // namespace
+
+std::string export_json(const Report& report) {
+  json loops = json::array();
+  for (const LoopReport& loop : report.loops) loops.push_back(loop_row(loop, report.confidence));
+  json out = {{"confidence", report.confidence},
+              {"context", context_json(report.context)},
+              {"loops", loops}};
+  return out.dump(2) + "\n";
+}
+
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string out = "\"";
@@ -110,6 +158,18 @@ std::string export_observations_csv(const Report& report) {
       if (factor.disqualified) continue;  // never a valid choice for a replayed plan
       for (plans::Observation cycles : factor.cycles)
         out += fmt::format("{},{},{}\n", loop.id, factor.factor, cycles);
+    }
+  }
+  return out;
+}
+
+std::string export_runs_csv(const Report& report) {
+  std::string out = "loop,run,round,version,ok,cycles,filtered,entries,disturbed\n";
+  for (const LoopReport& loop : report.loops) {
+    for (const RaceRun& r : loop.race_runs) {
+      out += fmt::format("{},{},{},{},{},{},{},{},{}\n", loop.id, r.run, r.round, r.factor,
+                         r.ok ? 1 : 0, r.cycles ? fmt::to_string(*r.cycles) : "",
+                         r.filtered ? fmt::to_string(*r.filtered) : "", r.entries, r.disturbed);
     }
   }
   return out;

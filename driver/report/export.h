@@ -14,6 +14,9 @@ namespace looprace::report {
 nlohmann::json loop_row(const LoopReport& loop, double confidence);
 // One JSON object per line, per loop.
 std::string export_jsonl(const Report& report);
+// One JSON document: the context (commands, machine, every session, run counts and times) and
+// the loops' rows as export_jsonl writes them.
+std::string export_json(const Report& report);
 // Header + one line per loop. Feature columns are `feature_<name>` over the union of the loops'
 // features (sorted); per factor F: mean_F, ci_low_F, ci_high_F, samples_F, status_F. Lists
 // (winners, default_same_code_as) are space-separated. Empty cell = unknown.
@@ -23,6 +26,10 @@ std::string export_csv(const Report& report);
 // for finished races and factors not disqualified: what `looprace replay` reads and the
 // experiments' dataset is made of.
 std::string export_observations_csv(const Report& report);
+// Every run of each loop's own race `loop,run,round,version,ok,cycles,filtered,entries,disturbed`
+// (version = the factor built; ok 1 or 0; cycles and filtered empty when the run has none),
+// whatever its outcome: what the experiments on observations and run counts read.
+std::string export_runs_csv(const Report& report);
 // RFC 4180 quoting: fields with a comma, quote or line break are quoted, quotes doubled.
 std::string csv_field(const std::string& text);
 

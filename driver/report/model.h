@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +22,20 @@ namespace looprace::report {
 // Highest unroll factor; factors are 0..kMaxFactor (0 = GCC's heuristic, 1 = not unrolled).
 using profile::kMaxFactor;
 
+// One command that wrote to the store (a race session), and the machine it ran on.
+struct Session {
+  std::string started;  // ISO 8601 UTC
+  std::string command;
+  std::string cpu_model;
+  std::optional<unsigned> cores;  // online logical CPUs
+  std::string kernel;             // uname -sr
+  std::string compiler;           // first line of `<cc> --version`
+  bool virtual_machine = false;   // the CPU flags name a hypervisor
+  std::optional<double> tsc_hz;   // the kernel's or calibrated; nullopt when unknown
+  std::optional<double> load1;    // 1-minute load average when the session started
+  std::optional<int> pinned_cpu;  // the CPU its runs were pinned to
+};
+
 // How the program was built and run, and what the machine was like while it ran.
 struct RunContext {
   std::string build_command;
@@ -35,6 +50,12 @@ struct RunContext {
   std::vector<std::pair<std::string, std::string>> facts;
   // Hygiene warnings (turbo on, load, migrations...): shown first-class, never hidden.
   std::vector<std::string> warnings;
+  std::vector<Session> sessions;  // every session of the store, oldest first
+  // The program's runs of each kind ("baseline", "hotness", "warmup", "race", "confirm"; joint
+  // runs of loops raced together included), and when the first and last were taken (ISO 8601
+  // UTC, empty when none).
+  std::map<std::string, std::size_t> run_counts;
+  std::string first_run, last_run;
 };
 
 // One variant of a loop: the loop built with one requested unroll factor.
@@ -50,6 +71,19 @@ struct FactorResult {
   // Cycles the loop took per program run (raw, > 0), in the order they were recorded. Empty
   // for a factor whose code_group is another factor: its observations are the group's.
   std::vector<plans::Observation> cycles;
+};
+
+// One run of a loop's own race (joint runs of loops raced together are in no loop's list), as
+// recorded, whatever the observation kind the report reads.
+struct RaceRun {
+  std::int64_t run = 0;  // the store's run id: the order runs were taken in
+  int round = 0;
+  int factor = 0;                       // the factor built: its code group's lowest factor
+  bool ok = true;                       // false: disqualifying (crash, wrong output, time-out)
+  std::optional<std::uint64_t> cycles;  // raw sum; nullopt when the run has no observation
+  std::optional<double> filtered;       // nullopt when the run could not be filtered
+  std::uint64_t entries = 0;
+  std::uint64_t disturbed = 0;  // entries the filter took out
 };
 
 struct LoopReport {
@@ -76,6 +110,7 @@ struct LoopReport {
     double wall_seconds = 0;
   };
   std::map<std::string, RunTally> runs;
+  std::vector<RaceRun> race_runs;  // by round, then run id
 };
 
 struct Report {

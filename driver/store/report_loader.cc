@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "build/builder.h"
 #include "store/dataset.h"
@@ -22,6 +23,54 @@ std::string text_of(const nlohmann::json& j) {
     return joined;
   }
   return j.dump();
+}
+
+template <typename T>
+std::optional<T> optional_fact(const nlohmann::json& facts, const char* key) {
+  if (!facts.contains(key) || !facts[key].is_number()) return std::nullopt;
+  return facts[key].get<T>();
+}
+
+report::Session session_of(const SessionRow& row) {
+  const nlohmann::json& f = row.facts;
+  report::Session s;
+  s.started = row.started;
+  s.command = row.command;
+  s.cpu_model = f.value("cpu_model", "");
+  s.cores = optional_fact<unsigned>(f, "cores");
+  s.kernel = f.value("kernel", "");
+  s.compiler = f.value("compiler", "");
+  s.virtual_machine = f.value("hypervisor", false);
+  s.tsc_hz = optional_fact<double>(f, "tsc_hz");
+  if (f.contains("load") && f["load"].is_array() && !f["load"].empty())
+    s.load1 = f["load"][0].get<double>();
+  s.pinned_cpu = optional_fact<int>(f, "pinned_cpu");
+  return s;
+}
+
+// The program's run totals and every session, beside the latest session's facts.
+void add_history(const Store& store, std::int64_t program, report::RunContext& c) {
+  for (const SessionRow& row : store.sessions()) c.sessions.push_back(session_of(row));
+  Store::RunTotals totals = store.run_totals(program);
+  for (const auto& [kind, count] : totals.count) c.run_counts[to_string(kind)] = count;
+  c.first_run = totals.first_taken;
+  c.last_run = totals.last_taken;
+}
+
+report::RaceRun race_run_of(const RunRow& run, const std::string& loop_id) {
+  report::RaceRun r;
+  r.run = run.id;
+  r.round = run.round;
+  r.factor = run.group;
+  r.ok = run.ok;
+  for (const LoopObservation& o : run.observations) {
+    if (o.loop_id != loop_id) continue;
+    r.cycles = o.cycles;
+    r.filtered = o.filtered;
+    r.entries = o.entries;
+    r.disturbed = o.disturbed;
+  }
+  return r;
 }
 
 report::RunContext context_of(const Store& store, const Store::ProgramRow& program) {
@@ -111,6 +160,9 @@ void describe_loop(report::LoopReport& l, const Store& store, std::int64_t progr
   for (const auto& [kind, tally] : store.run_tally(program, l.id)) {
     l.runs[kind] = {tally.first, tally.second};
   }
+  for (const RunRow& r : store.runs(program, RunKind::kRace, l.id)) {
+    l.race_runs.push_back(race_run_of(r, l.id));
+  }
 }
 
 // One result per factor, index == factor, each marked as left out of the race (--factors)
@@ -194,6 +246,7 @@ report::Report load_report(const Store& store, const std::vector<std::string>& s
   }
   const Store::ProgramRow& program = programs.back();
   rep.context = context_of(store, program);
+  add_history(store, program.id, rep.context);
   const LoopTables tables = load_tables(store, program.id, rep.context);
   std::vector<LoopDataset> raced = load_race_dataset(store, program.id, kind);
   check_selectors(store, raced, selectors);

@@ -902,6 +902,21 @@ class Attached {
   sqlite3* db_;
 };
 
+Store::RunTotals Store::run_totals(std::int64_t program) const {
+  RunTotals totals;
+  Statement q(db_,
+              "SELECT kind, count(*), min(taken), max(taken) FROM runs WHERE program=? "
+              "GROUP BY kind");
+  q.bind(1, program);
+  while (q.step()) {
+    totals.count[kind_from_string(q.text(0))] = static_cast<std::size_t>(q.integer(1));
+    const std::string first = q.text(2), last = q.text(3);
+    if (totals.first_taken.empty() || first < totals.first_taken) totals.first_taken = first;
+    totals.last_taken = std::max(totals.last_taken, last);
+  }
+  return totals;
+}
+
 Store::MergeCounts Store::merge_from(const Store& other, bool force) {
   if (auto id = other.identity()) bind_identity(*id, force);
   MergeCounts counts;

@@ -221,6 +221,13 @@ class Store {
   std::set<std::string> decided_loops() const;
   // The hosts whose sessions took race runs of the loop (sessions' `hostname` fact), sorted.
   std::vector<std::string> race_hosts(std::int64_t program, const std::string& loop_id) const;
+  // How many runs of each kind `program` has (alone or joint), and when its first and last run
+  // were taken (empty when it has none).
+  struct RunTotals {
+    std::map<RunKind, std::size_t> count;
+    std::string first_taken, last_taken;
+  };
+  RunTotals run_totals(std::int64_t program) const;
 
   struct ProgramRow {
     std::int64_t id = 0;

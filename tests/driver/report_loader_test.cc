@@ -116,6 +116,50 @@ TEST_F(ReportLoaderTest, FillsContextFactorsAndDecisionByFactor) {
             (std::vector<std::string>{"GCC made fewer copies than asked (too-big): 2→1"}));
 }
 
+TEST_F(ReportLoaderTest, FillsEverySessionTheRunTotalsAndTheRaceRuns) {
+  auto s = Store::open(path_, false);
+  auto p = s.program("make", "./prog");
+  auto session = s.begin_session("looprace race --pin 1", {{"cores", 2},
+                                                           {"kernel", "Linux 6.1"},
+                                                           {"hypervisor", true},
+                                                           {"tsc_hz", 2e9},
+                                                           {"load", {0.5, 0.4, 0.3}},
+                                                           {"pinned_cpu", 1}});
+  RunRow disturbed;
+  disturbed.target_loop = "00000000000000aa";
+  disturbed.group = 2;
+  disturbed.round = 3;
+  disturbed.ok = false;
+  disturbed.observations = {{"00000000000000aa", 5000, 64, 0, 0, 4800.5, 3}};
+  s.add_run(p, session, disturbed);
+  report::Report r = load_report(s);
+  ASSERT_EQ(r.context.sessions.size(), 2u);
+  EXPECT_EQ(r.context.sessions[0].cpu_model, "Test CPU");
+  EXPECT_FALSE(r.context.sessions[0].load1.has_value());
+  const report::Session& last = r.context.sessions[1];
+  EXPECT_EQ(last.command, "looprace race --pin 1");
+  EXPECT_EQ(last.cores, 2u);
+  EXPECT_EQ(last.kernel, "Linux 6.1");
+  EXPECT_TRUE(last.virtual_machine);
+  EXPECT_EQ(last.tsc_hz, 2e9);
+  EXPECT_EQ(last.load1, 0.5);
+  EXPECT_EQ(last.pinned_cpu, 1);
+  EXPECT_EQ(r.context.run_counts,
+            (std::map<std::string, std::size_t>{{"hotness", 1}, {"race", 5}}));
+  EXPECT_FALSE(r.context.first_run.empty());
+  EXPECT_LE(r.context.first_run, r.context.last_run);
+  const std::vector<report::RaceRun>& runs = r.loops[0].race_runs;
+  ASSERT_EQ(runs.size(), 5u);
+  EXPECT_EQ(runs[0].factor, 0);
+  EXPECT_EQ(runs[0].cycles, 1001u);
+  EXPECT_FALSE(runs[0].filtered.has_value());
+  EXPECT_EQ(runs[4].round, 3);
+  EXPECT_FALSE(runs[4].ok);
+  EXPECT_EQ(runs[4].filtered, 4800.5);
+  EXPECT_EQ(runs[4].entries, 64u);
+  EXPECT_EQ(runs[4].disturbed, 3u);
+}
+
 TEST_F(ReportLoaderTest, TheSpeedupComesFromTheRunsTheDecisionKept) {
   auto s = Store::open(path_, false);
   report::Report r = load_report(s);

@@ -204,6 +204,49 @@ TEST_F(Renderers, JsonlRowsParseAndCarryTheDataset) {
   EXPECT_TRUE(rows[2]["chosen"].is_null());
 }
 
+TEST_F(Renderers, JsonHoldsTheSessionsRunCountsAndLoops) {
+  Session session;
+  session.cores = 2;
+  session.virtual_machine = true;
+  session.load1 = 0.5;
+  report.context.sessions = {session};
+  report.context.run_counts = {{"baseline", 3}, {"race", 40}};
+  report.context.first_run = "2026-01-02T03:04:06Z";
+  nlohmann::json out = nlohmann::json::parse(export_json(report));
+  const nlohmann::json& context = out["context"];
+  ASSERT_EQ(context["sessions"].size(), 1u);
+  EXPECT_EQ(context["sessions"][0]["cores"], 2);
+  EXPECT_EQ(context["sessions"][0]["virtual_machine"], true);
+  EXPECT_EQ(context["sessions"][0]["load1"], 0.5);
+  EXPECT_TRUE(context["sessions"][0]["tsc_hz"].is_null());  // unknown, not zero
+  EXPECT_EQ(context["run_counts"]["race"], 40);
+  EXPECT_EQ(context["first_run"], "2026-01-02T03:04:06Z");
+  EXPECT_TRUE(context["last_run"].is_null());
+  ASSERT_EQ(out["loops"].size(), 3u);
+  EXPECT_EQ(out["loops"][0], loop_row(report.loops[0], report.confidence));
+}
+
+TEST_F(Renderers, RunsExportHasEveryRaceRunWithEmptyCellsForMissingValues) {
+  RaceRun kept, crashed;
+  kept = {7, 1, 0, true, 1200, 1100.5, 64, 2};
+  crashed.run = 8;
+  crashed.round = 1;
+  crashed.factor = 4;
+  crashed.ok = false;
+  report.loops[0].race_runs = {kept, crashed};
+  std::istringstream in(export_runs_csv(report));
+  std::string line;
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(in, line)) rows.push_back(csv_cells(line));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"loop", "run", "round", "version", "ok", "cycles",
+                                               "filtered", "entries", "disturbed"}));
+  EXPECT_EQ(rows[1], (std::vector<std::string>{"1a2b3c4d5e6f7081", "7", "1", "0", "1", "1200",
+                                               "1100.5", "64", "2"}));
+  EXPECT_EQ(rows[2],
+            (std::vector<std::string>{"1a2b3c4d5e6f7081", "8", "1", "4", "0", "", "", "0", "0"}));
+}
+
 TEST(CsvField, QuotesOnlyWhenNeeded) {
   EXPECT_EQ(csv_field("plain"), "plain");
   EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
