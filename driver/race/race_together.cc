@@ -143,18 +143,9 @@ std::vector<std::optional<plans::Observation>> Racer::run_slot(const JointBatch&
   return out;
 }
 
-void Racer::race_batch(const std::vector<LoopRace*>& racing) {
-  JointBatch b = joint_batch(racing);
-  RaceProgress p;
-  p.together = true;
-  p.loop = loop_count_ - racing.size();  // decided by earlier runs of the command
-  p.phase = "building";
-  report(p);
-  std::vector<std::string> instrument;
-  for (const auto& [id, per_slot] : b.factors) instrument.push_back(id);
-  build_joint_slots(b, instrument);
-  p.phase = "warm-up";
-  report(p);
+// One warm-up run of every slot: a slot in which no loop runs fails the batch, since each
+// factor ran alone.
+void Racer::warm_up_slots(const JointBatch& b, const std::vector<LoopRace*>& racing) {
   for (std::size_t s = 0; s < b.slots.size(); ++s) {
     auto got = run_slot(b, racing, s, 0, store::RunKind::kWarmup);
     if (std::none_of(got.begin(), got.end(), [](const auto& o) { return o.has_value(); })) {
@@ -164,7 +155,14 @@ void Racer::race_batch(const std::vector<LoopRace*>& racing) {
                       b.slot_factors(s)));
     }
   }
+}
 
+// The joint rounds: every loop's plan runs in its own thread on a sampler that JointRounds
+// answers, each round running the fewest slots that carry every version asked for. Rounds an
+// earlier command took are replayed first, and new rounds are numbered after them.
+std::vector<plans::Decision> Racer::run_joint_plans(const JointBatch& b,
+                                                    const std::vector<LoopRace*>& racing,
+                                                    RaceProgress& p) {
   std::size_t rounds_before = 0;
   for (const auto& run : store_->joint_runs(program_, store::RunKind::kRace, b.name)) {
     rounds_before = std::max(rounds_before, static_cast<std::size_t>(run.round));
@@ -197,25 +195,51 @@ void Racer::race_batch(const std::vector<LoopRace*>& racing) {
       done[l] = true;
     });
   }
-  p.phase = "racing";
   joint.run(bodies, [&](std::size_t round, std::size_t) {
     std::lock_guard lock(traces);
-    p.round = round;
-    p.survivors = 0;
-    p.observations = 0;
-    p.loop = loop_count_ - racing.size();
-    for (std::size_t l = 0; l < racing.size(); ++l) {
-      if (done[l]) {
-        ++p.loop;
-      } else {
-        p.survivors += survivors[l];
-      }
-      p.observations += racing[l]->observations;
-    }
-    report(p);
+    report_joint_round(p, racing, round, survivors, done);
   });
-  // Each loop's confirmation pairs run alone, on its own builds: a joint run serves several
-  // loops at once, so it could not be one loop's confirmation run.
+  return decisions;
+}
+
+// Progress of a joint round: the loops decided so far, the survivors and observations of the
+// others.
+void Racer::report_joint_round(RaceProgress& p, const std::vector<LoopRace*>& racing,
+                               std::size_t round, const std::vector<std::size_t>& survivors,
+                               const std::vector<bool>& done) {
+  p.round = round;
+  p.survivors = 0;
+  p.observations = 0;
+  p.loop = loop_count_ - racing.size();
+  for (std::size_t l = 0; l < racing.size(); ++l) {
+    if (done[l]) {
+      ++p.loop;
+    } else {
+      p.survivors += survivors[l];
+    }
+    p.observations += racing[l]->observations;
+  }
+  report(p);
+}
+
+// Races a batch of loops together: slot builds, their warm-up, the joint rounds, then each
+// loop's confirmation pairs alone, on its own builds: a joint run serves several loops at once,
+// so it could not be one loop's confirmation run.
+void Racer::race_batch(const std::vector<LoopRace*>& racing) {
+  JointBatch b = joint_batch(racing);
+  RaceProgress p;
+  p.together = true;
+  p.loop = loop_count_ - racing.size();  // decided by earlier runs of the command
+  p.phase = "building";
+  report(p);
+  std::vector<std::string> instrument;
+  for (const auto& [id, per_slot] : b.factors) instrument.push_back(id);
+  build_joint_slots(b, instrument);
+  p.phase = "warm-up";
+  report(p);
+  warm_up_slots(b, racing);
+  p.phase = "racing";
+  std::vector<plans::Decision> decisions = run_joint_plans(b, racing, p);
   p.phase = "confirming";
   report(p);
   for (std::size_t l = 0; l < racing.size(); ++l) {

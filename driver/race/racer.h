@@ -153,6 +153,12 @@ class Racer {
   LoopOutcome race_loop(const build::LoopRow& loop);
   std::vector<LoopOutcome> race_together(const std::vector<build::LoopRow>& loops);
   void race_batch(const std::vector<LoopRace*>& racing);
+  void warm_up_slots(const JointBatch& b, const std::vector<LoopRace*>& racing);
+  std::vector<plans::Decision> run_joint_plans(const JointBatch& b,
+                                               const std::vector<LoopRace*>& racing,
+                                               RaceProgress& p);
+  void report_joint_round(RaceProgress& p, const std::vector<LoopRace*>& racing, std::size_t round,
+                          const std::vector<std::size_t>& survivors, const std::vector<bool>& done);
   JointBatch joint_batch(const std::vector<LoopRace*>& racing);
   void build_joint_slots(JointBatch& b, const std::vector<std::string>& instrument);
   std::vector<std::optional<plans::Observation>> run_slot(const JointBatch& b,
