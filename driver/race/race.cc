@@ -278,6 +278,15 @@ void Racer::plan_budget(const HotChoice& choice, const std::string& what,
   report(p);
 }
 
+std::map<int, std::vector<store::VariantRow>> Racer::build_variants(LoopRace& r) {
+  LoopVariants built = VariantBuilder(ws_, baseline_.dir, applied_, options_.keep_duplicates)
+                           .build({r.loop, r.label, r.factors, r.layout_seeds});
+  r.groups = std::move(built.groups);
+  r.failures = std::move(built.failures);
+  r.outcome.notes.insert(r.outcome.notes.end(), built.notes.begin(), built.notes.end());
+  return std::move(built.rows);
+}
+
 bool Racer::setup_loop(LoopRace& r) {
   const build::LoopRow& loop = r.loop;
   r.outcome.loop = loop;

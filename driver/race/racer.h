@@ -24,6 +24,7 @@
 #include "race/live_sampler.h"
 #include "race/program.h"
 #include "race/race.h"
+#include "race/variants.h"
 
 namespace looprace::race::detail {
 
@@ -39,14 +40,6 @@ inline std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
 }
 
 inline std::uint64_t id_number(const std::string& id) { return std::stoull(id, nullptr, 16); }
-
-// One build of one factor (and layout) of a loop.
-struct VariantBuild {
-  int factor;
-  unsigned layout;
-  std::filesystem::path dir, verify;
-  bool incremental = false;  // started from a copy of the baseline build
-};
 
 // Loops raced together (race --together): the runs' target, each loop's factor per slot, and
 // the slots' builds.
@@ -123,13 +116,9 @@ class Racer {
   bool setup_loop(LoopRace& r);
   std::vector<int> raced_factors() const;
   std::vector<std::optional<std::uint64_t>> layout_seeds() const;
-  // Builds r.factors (every layout), groups them by code into r.groups and r.failures; the
-  // variant rows, per factor (race/variants.cc).
+  // Builds r.factors (every layout) through VariantBuilder: their code groups into r.groups,
+  // r.failures; the variant rows, per factor.
   std::map<int, std::vector<store::VariantRow>> build_variants(LoopRace& r);
-  // Builds every factor and layout, again from scratch where an incremental build did not
-  // recompile the loop's source; `results` in the order of the returned builds.
-  std::vector<VariantBuild> run_variant_builds(LoopRace& r,
-                                               std::vector<build::BuildResult>& results);
   void check_stored_groups(const LoopRace& r, bool has_stored_runs) const;
   void store_variants(LoopRace& r, std::map<int, std::vector<store::VariantRow>>& rows);
   void load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stored_runs);

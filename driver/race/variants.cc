@@ -1,11 +1,9 @@
-// Variant building for one loop's race: every factor (and layout) built with the loop
-// instrumented and verified, rebuilt from scratch where an incremental build did not recompile
-// the loop, then identified by code so that byte-identical factors race once.
+#include "race/variants.h"
+
 #include <fmt/format.h>
 
-#include "build/builder.h"
 #include "build/elf_code.h"
-#include "race/racer.h"
+#include "run/runner.h"
 
 namespace looprace::race::detail {
 namespace {
@@ -18,8 +16,8 @@ bool compiled(const VariantBuild& b, const std::string& loop_id) {
 
 }  // namespace
 
-std::vector<VariantBuild> Racer::run_variant_builds(LoopRace& r,
-                                                    std::vector<build::BuildResult>& results) {
+std::vector<VariantBuild> VariantBuilder::run_builds(
+    const VariantRequest& r, LoopVariants& out, std::vector<build::BuildResult>& results) const {
   const build::LoopRow& loop = r.loop;
   const unsigned layouts = static_cast<unsigned>(r.layout_seeds.size());
   std::vector<VariantBuild> builds;
@@ -38,7 +36,7 @@ std::vector<VariantBuild> Racer::run_variant_builds(LoopRace& r,
       spec.layout_seed = r.layout_seeds[j];
       // Per-build padding changes every object, so only unpadded variants reuse the baseline.
       b.incremental =
-          !r.layout_seeds[j] && build::prepare_incremental(b.dir, baseline_.dir, {loop.id});
+          !r.layout_seeds[j] && build::prepare_incremental(b.dir, baseline_dir_, {loop.id});
       if (!b.incremental) build::prepare_fresh(b.dir);
       jobs.push_back(build_job(ws_, spec, b.dir, fmt::format("factor {} of loop {}", f, r.label)));
       builds.push_back(std::move(b));
@@ -54,7 +52,7 @@ std::vector<VariantBuild> Racer::run_variant_builds(LoopRace& r,
       again.push_back(i);
   }
   if (!again.empty()) {
-    r.outcome.notes.push_back(fmt::format(
+    out.notes.push_back(fmt::format(
         "{} incremental variant build(s) did not recompile the loop's source (make kept its "
         "target up to date): built again from scratch",
         again.size()));
@@ -70,14 +68,15 @@ std::vector<VariantBuild> Racer::run_variant_builds(LoopRace& r,
   return builds;
 }
 
-std::map<int, std::vector<store::VariantRow>> Racer::build_variants(LoopRace& r) {
+LoopVariants VariantBuilder::build(const VariantRequest& r) const {
   const build::LoopRow& loop = r.loop;
   const std::vector<int>& factors = r.factors;
+  LoopVariants out;
   std::vector<build::BuildResult> results;
-  const std::vector<VariantBuild> builds = run_variant_builds(r, results);
+  const std::vector<VariantBuild> builds = run_builds(r, out, results);
   // Code identity and verified factor of every factor (over all its layout builds).
   std::map<int, std::string> keys;
-  std::map<int, std::vector<store::VariantRow>> rows;
+  std::map<int, std::vector<store::VariantRow>>& rows = out.rows;
   for (std::size_t i = 0; i < builds.size(); ++i) {
     const VariantBuild& b = builds[i];
     store::VariantRow v;
@@ -90,7 +89,7 @@ std::map<int, std::vector<store::VariantRow>> Racer::build_variants(LoopRace& r)
                     results[i].failure_message());
       }
       v.build_log = results[i].output_tail;
-      r.failures[b.factor] = "build failed: " + run::last_lines(results[i].output_tail, 3);
+      out.failures[b.factor] = "build failed: " + run::last_lines(results[i].output_tail, 3);
       rows[b.factor].push_back(std::move(v));
       continue;
     }
@@ -102,11 +101,11 @@ std::map<int, std::vector<store::VariantRow>> Racer::build_variants(LoopRace& r)
           "of it in {}): the build command must recompile {} with $LOOPRACE_CC every time",
           b.verify.string(), loop.file);
       if (b.factor == 0) throw Error("the baseline variant (factor 0): " + why);
-      r.failures[b.factor] = why;
+      out.failures[b.factor] = why;
     } else {
       build::CodeIdentity code = build::code_identity(b.dir);
       if (code.empty()) {
-        r.failures[b.factor] = fmt::format("no ELF program in {}", b.dir.string());
+        out.failures[b.factor] = fmt::format("no ELF program in {}", b.dir.string());
       } else {
         v.built = true;
         v.code_hash = code.digest;
@@ -119,16 +118,14 @@ std::map<int, std::vector<store::VariantRow>> Racer::build_variants(LoopRace& r)
   }
   std::vector<std::string> key_list;
   for (int f : factors) {
-    if (r.failures.count(f)) {
+    if (out.failures.count(f)) {
       key_list.emplace_back();
     } else {
-      key_list.push_back(options_.keep_duplicates ? fmt::format("{}factor {}", keys[f], f)
-                                                  : keys[f]);
+      key_list.push_back(keep_duplicates_ ? fmt::format("{}factor {}", keys[f], f) : keys[f]);
     }
   }
-  r.groups = group_variants(factors, key_list);
-
-  return rows;
+  out.groups = group_variants(factors, key_list);
+  return out;
 }
 
 }  // namespace looprace::race::detail
