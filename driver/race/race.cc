@@ -762,7 +762,7 @@ std::vector<build::LoopRow> Racer::chosen_loops() {
 
 void Racer::race_loops(const std::vector<build::LoopRow>& loops,
                        std::vector<LoopOutcome>& outcomes) {
-  loop_count_ += loops.size();
+  progress_.add_loops(loops.size());
   if (options_.together && loops.size() > 1) {
     for (auto& outcome : race_together(loops)) {
       write_profile(outcome);
@@ -771,11 +771,10 @@ void Racer::race_loops(const std::vector<build::LoopRow>& loops,
     return;
   }
   for (const auto& loop : loops) {
-    ++loop_number_;
-    loop_start_ = Clock::now();
+    progress_.start_loop();
     LoopOutcome outcome = race_loop(loop);
     write_profile(outcome);
-    if (!outcome.decided_earlier) loop_seconds_.push_back(seconds_since(loop_start_));
+    progress_.end_loop(!outcome.decided_earlier);
     RaceProgress p;
     p.loop_label = fmt::format("{} {}", loop.id, loop.location());
     p.phase = "decided";
@@ -809,7 +808,7 @@ RaceSummary Racer::run() {
   summary.tsc_hz = reference_.observations.tsc_hz;
   summary.probe_cycles = reference_.observations.probe_cycles;
   summary.baseline_seconds = reference_.process.wall_seconds;
-  summary.elapsed_seconds = seconds_since(start_);
+  summary.elapsed_seconds = progress_.elapsed_seconds();
   return summary;
 }
 

@@ -18,7 +18,7 @@ std::vector<LoopOutcome> Racer::race_together(const std::vector<build::LoopRow>&
   std::vector<std::unique_ptr<LoopRace>> all;
   std::vector<LoopRace*> racing;
   for (const auto& loop : loops) {
-    ++loop_number_;
+    progress_.start_loop();
     auto r = std::make_unique<LoopRace>();
     r->loop = loop;
     if (setup_loop(*r)) {
@@ -210,7 +210,7 @@ void Racer::report_joint_round(RaceProgress& p, const std::vector<LoopRace*>& ra
   p.round = round;
   p.survivors = 0;
   p.observations = 0;
-  p.loop = loop_count_ - racing.size();
+  p.loop = progress_.loop_count() - racing.size();
   for (std::size_t l = 0; l < racing.size(); ++l) {
     if (done[l]) {
       ++p.loop;
@@ -229,7 +229,7 @@ void Racer::race_batch(const std::vector<LoopRace*>& racing) {
   JointBatch b = joint_batch(racing);
   RaceProgress p;
   p.together = true;
-  p.loop = loop_count_ - racing.size();  // decided by earlier runs of the command
+  p.loop = progress_.loop_count() - racing.size();  // decided by earlier runs of the command
   p.phase = "building";
   report(p);
   std::vector<std::string> instrument;

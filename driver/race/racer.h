@@ -23,12 +23,12 @@
 #include "race/joint_rounds.h"
 #include "race/live_sampler.h"
 #include "race/program.h"
+#include "race/progress.h"
 #include "race/race.h"
 #include "race/variants.h"
 
 namespace looprace::race::detail {
 
-using Clock = std::chrono::steady_clock;
 using profile::kMaxFactor;
 
 // splitmix64 over two words: independent, reproducible seeds for each purpose.
@@ -86,7 +86,7 @@ struct LoopRace {
 class Racer {
  public:
   Racer(const RaceOptions& options, const std::function<void(const RaceProgress&)>& progress)
-      : options_(options), progress_(progress), start_(Clock::now()) {}
+      : options_(options), progress_(progress) {}
 
   // The loops run() would race, chosen as it chooses them, without racing.
   std::vector<build::LoopRow> chosen_loops();
@@ -160,27 +160,10 @@ class Racer {
   static AppliedFactors profile_changes(std::span<const LoopOutcome> outcomes);
   // The whole-program check (race/program_check.cc); none when nothing changes GCC's choice.
   std::optional<ProgramCheck> check_program(const std::vector<LoopOutcome>& outcomes);
-  void report(RaceProgress p) {
-    if (!progress_) return;
-    if (!p.together) p.loop = loop_number_;
-    p.loops = loop_count_;
-    p.elapsed_seconds = seconds_since(start_);
-    if (!loop_seconds_.empty()) {
-      double per_loop = std::accumulate(loop_seconds_.begin(), loop_seconds_.end(), 0.0) /
-                        static_cast<double>(loop_seconds_.size());
-      double left = per_loop * static_cast<double>(loop_count_ - loop_number_ + 1) -
-                    seconds_since(loop_start_);
-      p.eta_seconds = std::max(0.0, left);
-    }
-    progress_(p);
-  }
-  static double seconds_since(Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-  }
+  void report(const RaceProgress& p) const { progress_.report(p); }
 
   const RaceOptions& options_;
-  std::function<void(const RaceProgress&)> progress_;
-  Clock::time_point start_, loop_start_;
+  ProgressReporter progress_;
   Workspace ws_;
   run::MachineFacts facts_;
   std::optional<store::Store> store_;
@@ -193,8 +176,6 @@ class Racer {
   // Decided factors every later build applies (nest passes): loop id, factor.
   AppliedFactors applied_;
   std::map<std::string, std::size_t> caps_;  // observation cap per hot loop (--budget)
-  std::size_t loop_number_ = 0, loop_count_ = 0;
-  std::vector<double> loop_seconds_;
 };
 
 }  // namespace looprace::race::detail
