@@ -1,5 +1,6 @@
 """What the benchmark scripts share: the program manifests, the looprace command's outputs (stores
-are read through `looprace export`, never their tables) and Markdown tables.
+are read through `looprace export`, never their tables), the crossing points of replay grids
+and Markdown tables.
 
 Import it from a script beside or below benchmarks/ with
     sys.path.insert(0, str(Path(__file__).resolve().parent))   # (or .parent.parent)
@@ -165,6 +166,39 @@ def replay_json(looprace, source, *args, repetitions=200, threads=2):
                            "--threads", str(threads), *map(str, args)],
                           check=True, capture_output=True, text=True)
     return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+def cheapest_setting(grid, plan, target, failure="failure_rate"):
+    """The row of a `looprace replay --csv-out` grid where `plan` takes the fewest samples per
+    version failing at most `target` of the time (column `failure`), or None when none does."""
+    fitting = [r for r in grid if r["plan"] == plan and float(r[failure]) <= target + 1e-12]
+    return min(fitting, key=lambda r: float(r["mean_samples"]), default=None)
+
+
+def crossing_points(grid, target, failure="failure_rate"):
+    """Per plan of a replay grid, in its order: (plan, its cheapest setting at <= target failure
+    or None, its samples per version over those of the cheapest constant setting and of the
+    cheapest JavaSTATS setting: None where that setting is missing or the plan's own)."""
+    cheapest = {plan: cheapest_setting(grid, plan, target, failure)
+                for plan in dict.fromkeys(r["plan"] for r in grid)}
+    references = [cheapest.get("constant"), cheapest.get("javastats")]
+
+    def ratio(best, reference):
+        if best is None or reference is None or reference is best:
+            return None
+        return float(best["mean_samples"]) / float(reference["mean_samples"])
+    return [(plan, best, [ratio(best, r) for r in references]) for plan, best in cheapest.items()]
+
+
+def setting_text(row):
+    """The setting of a replay grid row, as a table cell."""
+    if row["plan"] == "constant":
+        return f"n = {row['samples']}"
+    if row["plan"] == "javastats":
+        return f"alpha {row['javastats_alpha']}, theta {row['javastats_theta']}"
+    if row["alpha_lt"]:
+        return f"alpha_LT {row['alpha_lt']}, alpha_EQ {row['alpha_eq']}"
+    return "defaults"
 
 
 def smallest_constant(looprace, source, race_args, constant_args=(), repetitions=200):

@@ -50,8 +50,7 @@ def phase_seconds(log_path):
 
 def exported_loops(looprace, db_path):
     """loop id -> its row of `looprace export --format jsonl` (decision, factors, runs)."""
-    out = subprocess.run([str(looprace), "export", "--store", str(db_path), "--format", "jsonl"],
-                         check=True, capture_output=True, text=True).stdout
+    out = benchlib.export(looprace, db_path, "jsonl")
     rows = (json.loads(line) for line in out.splitlines() if line.strip())
     return {row["id"]: row for row in rows}
 

@@ -14,8 +14,12 @@ import random
 import resource
 import statistics
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import benchlib  # noqa: E402
 
 KERNELS = Path(__file__).resolve().parent.parent / "kernels"
 CONFIGS = {"base": [], "web": ["-fweb", "-frename-registers"], "unroll": ["-funroll-loops"]}
@@ -34,6 +38,14 @@ def ratio(base, other):
     d = statistics.mean(a) - statistics.mean(b)
     se = math.sqrt(statistics.variance(a) / len(a) + statistics.variance(b) / len(b))
     return math.exp(d), math.exp(d - 1.98 * se), math.exp(d + 1.98 * se)
+
+
+def ratio_table(base, kernels, times):
+    """Per kernel, BASE against BASE -fweb -frename-registers and against BASE -funroll-loops."""
+    rows = [[k, *("{:.3f} [{:.3f}, {:.3f}]".format(*ratio(times[k, "base"], times[k, n]))
+                  for n in ("web", "unroll"))] for k in kernels]
+    return benchlib.markdown_table(
+        ["kernel", f"{base} -fweb -frename-registers", f"{base} -funroll-loops"], rows)
 
 
 def main():
@@ -58,12 +70,7 @@ def main():
                 order.shuffle(names)
                 for name in names:
                     times[k, name].append(cpu_seconds(programs[k, name]))
-    print(f"| kernel | {args.base} -fweb -frename-registers | {args.base} -funroll-loops |")
-    print("|---|---|---|")
-    for k in args.kernels:
-        cells = ["{:.3f} [{:.3f}, {:.3f}]".format(*ratio(times[k, "base"], times[k, n]))
-                 for n in ("web", "unroll")]
-        print(f"| {k} | {cells[0]} | {cells[1]} |")
+    print("\n".join(ratio_table(args.base, args.kernels, times)))
 
 
 if __name__ == "__main__":

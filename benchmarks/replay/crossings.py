@@ -8,14 +8,29 @@ usage: crossings.py CSV [--target 0.01]
 """
 import argparse
 import csv
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import benchlib  # noqa: E402
 
 
-def setting(row):
-    if row["plan"] == "constant":
-        return f"n = {row['samples']}"
-    if row["plan"] == "javastats":
-        return f"alpha {row['javastats_alpha']}, theta {row['javastats_theta']}"
-    return f"alpha_LT {row['alpha_lt']}, alpha_EQ {row['alpha_eq']}"
+def versus(ratio):
+    """A change in samples against a reference setting, '-' without one."""
+    return "-" if ratio is None else f"{100 * (ratio - 1):+.1f} %"
+
+
+def crossing_table(grid, target, failure):
+    """Per plan its cheapest setting at <= target failure (column `failure` of the grid)."""
+    rows = []
+    for plan, best, ratios in benchlib.crossing_points(grid, target, failure):
+        if best is None:
+            rows.append([plan, "none reaches it", "", "", "", ""])
+            continue
+        rows.append([plan, benchlib.setting_text(best), f"{100 * float(best[failure]):.2f} %",
+                     f"{float(best['mean_samples']):.1f}", *map(versus, ratios)])
+    return benchlib.markdown_table(["plan", "cheapest setting", "failure", "samples / version",
+                                    "vs constant", "vs JavaSTATS"], rows)
 
 
 def main():
@@ -24,33 +39,12 @@ def main():
     parser.add_argument("--target", type=float, default=0.01)
     args = parser.parse_args()
     with open(args.csv) as f:
-        rows = list(csv.DictReader(f))
-    plans = list(dict.fromkeys(row["plan"] for row in rows))
-    for column, title in (("failure_rate", "arithmetic means"),
-                          ("failure_rate_geometric", "geometric means")):
-        cheapest = {}
-        for row in rows:
-            if float(row[column]) <= args.target:
-                best = cheapest.get(row["plan"])
-                if best is None or float(row["mean_samples"]) < float(best["mean_samples"]):
-                    cheapest[row["plan"]] = row
+        grid = list(csv.DictReader(f))
+    for failure, title in (("failure_rate", "arithmetic means"),
+                           ("failure_rate_geometric", "geometric means")):
+        table = crossing_table(grid, args.target, failure)
         print(f"\nFailure judged by {title}, target {100 * args.target:g} %:\n")
-        print("| plan | cheapest setting | failure | samples / version | vs constant "
-              "| vs JavaSTATS |")
-        print("|---|---|---|---|---|---|")
-        for plan in plans:
-            row = cheapest.get(plan)
-            if row is None:
-                print(f"| {plan} | none reaches it | | | | |")
-                continue
-            samples = float(row["mean_samples"])
-            versus = []
-            for other in ("constant", "javastats"):
-                reference = cheapest.get(other)
-                versus.append("-" if reference is None or other == plan else
-                              f"{100 * (samples / float(reference['mean_samples']) - 1):+.1f} %")
-            print(f"| {plan} | {setting(row)} | {100 * float(row[column]):.2f} % | {samples:.1f} | "
-                  f"{versus[0]} | {versus[1]} |")
+        print("\n".join(table))
 
 
 if __name__ == "__main__":

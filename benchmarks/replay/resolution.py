@@ -23,7 +23,12 @@ import gzip
 import math
 import random
 import statistics as st
+import sys
 from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import benchlib  # noqa: E402
 
 
 def read(path, size):
@@ -57,6 +62,68 @@ def acceptable(means, theta):
     return {version for version, mean in means.items() if mean <= best * (1 + theta)}
 
 
+def split_half_wrong(versions, reps, theta, rng):
+    """Of `reps` random splits of every version's observations into halves, how often the first
+    half's means, and its medians, choose a version the second half's means reject."""
+    wrong = defaultdict(int)
+    for _ in range(reps):
+        first, second = {}, {}
+        for version, values in versions.items():
+            shuffled = values[:]
+            rng.shuffle(shuffled)
+            half = len(shuffled) // 2
+            first[version], second[version] = shuffled[:half], shuffled[half:]
+        ok = acceptable({v: st.mean(x) for v, x in second.items()}, theta)
+        for name in ("mean", "median"):
+            pick = min(first, key=lambda v: ESTIMATORS[name](first[v]))
+            wrong[name] += pick not in ok
+    return wrong
+
+
+def split_half_table(loops, reps, theta, rng):
+    """Per loop its spread and how often split halves misjudge each other, then the total."""
+    rows, totals = [], defaultdict(int)
+    for loop, versions in sorted(loops.items()):
+        wrong = split_half_wrong(versions, reps, theta, rng)
+        totals["mean"] += wrong["mean"]
+        totals["median"] += wrong["median"]
+        totals["trials"] += reps
+        log_sd = st.median(st.pstdev([math.log(x) for x in values]) for values in versions.values())
+        within = len(acceptable({v: st.mean(x) for v, x in versions.items()}, theta))
+        n = len(next(iter(versions.values())))
+        rows.append([loop, len(versions), n, f"{log_sd:.3f}", within,
+                     *(f"{100 * wrong[name] / reps:.0f} %" for name in ("mean", "median"))])
+    rows.append(["**all**", "", "", "", "",
+                 *(f"**{100 * totals[name] / totals['trials']:.1f} %**"
+                   for name in ("mean", "median"))])
+    return benchlib.markdown_table(
+        ["loop", "versions", "observations per version", "log sd (median over versions)",
+         "versions within theta of the best (all data)", "wrong by mean", "wrong by median"], rows)
+
+
+def estimator_failures(loops, n, reps, theta, rng):
+    """Per estimator, the failure rate in % of choosing by n random observations per version."""
+    failures = defaultdict(int)
+    trials = 0
+    for loop, versions in loops.items():
+        ok = acceptable({v: st.mean(x) for v, x in versions.items()}, theta)
+        for _ in range(reps):
+            draw = {v: rng.sample(x, min(n, len(x))) for v, x in versions.items()}
+            trials += 1
+            for name, estimate in ESTIMATORS.items():
+                failures[name] += min(draw, key=lambda v: estimate(draw[v])) not in ok
+    return {name: 100 * failures[name] / trials for name in ESTIMATORS}
+
+
+def estimator_table(loops, reps, theta, rng):
+    """Per number of observations, every estimator's failure rate."""
+    rows = []
+    for n in (5, 10, 20, 50, 100, 200):
+        rates = estimator_failures(loops, n, reps, theta, rng)
+        rows.append([n, *(f"{rates[name]:.1f} %" for name in ESTIMATORS)])
+    return benchlib.markdown_table(["n", *ESTIMATORS], rows)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset")
@@ -77,54 +144,14 @@ def main():
     print()
     print("## 1. Split half: half of the observations judged by the other half")
     print()
-    print("| loop | versions | observations per version | log sd (median over versions) "
-          "| versions within theta of the best (all data) | wrong by mean | wrong by median |")
-    print("|---|---|---|---|---|---|---|")
-    totals = defaultdict(int)
-    for loop, versions in sorted(loops.items()):
-        wrong = defaultdict(int)
-        for _ in range(args.reps):
-            first, second = {}, {}
-            for version, values in versions.items():
-                shuffled = values[:]
-                rng.shuffle(shuffled)
-                half = len(shuffled) // 2
-                first[version], second[version] = shuffled[:half], shuffled[half:]
-            ok = acceptable({v: st.mean(x) for v, x in second.items()}, args.theta)
-            for name in ("mean", "median"):
-                pick = min(first, key=lambda v: ESTIMATORS[name](first[v]))
-                wrong[name] += pick not in ok
-        totals["mean"] += wrong["mean"]
-        totals["median"] += wrong["median"]
-        totals["trials"] += args.reps
-        log_sd = st.median(st.pstdev([math.log(x) for x in values]) for values in versions.values())
-        within = len(acceptable({v: st.mean(x) for v, x in versions.items()}, args.theta))
-        n = len(next(iter(versions.values())))
-        print(f"| {loop} | {len(versions)} | {n} | {log_sd:.3f} | {within} "
-              f"| {100 * wrong['mean'] / args.reps:.0f} % "
-              f"| {100 * wrong['median'] / args.reps:.0f} % |")
-    print(f"| **all** | | | | | **{100 * totals['mean'] / totals['trials']:.1f} %** "
-          f"| **{100 * totals['median'] / totals['trials']:.1f} %** |")
+    print("\n".join(split_half_table(loops, args.reps, args.theta, rng)))
     print()
     print("## 2. Choosing by n observations per version with other statistics")
     print()
     print("Failure rate (chosen version's mean over all observations more than theta above the "
           f"best one's), {args.reps} draws per loop:")
     print()
-    print("| n | " + " | ".join(ESTIMATORS) + " |")
-    print("|---|" + "---|" * len(ESTIMATORS))
-    for n in (5, 10, 20, 50, 100, 200):
-        failures = defaultdict(int)
-        trials = 0
-        for loop, versions in loops.items():
-            ok = acceptable({v: st.mean(x) for v, x in versions.items()}, args.theta)
-            for _ in range(args.reps):
-                draw = {v: rng.sample(x, min(n, len(x))) for v, x in versions.items()}
-                trials += 1
-                for name, estimate in ESTIMATORS.items():
-                    failures[name] += min(draw, key=lambda v: estimate(draw[v])) not in ok
-        print(f"| {n} | " + " | ".join(f"{100 * failures[name] / trials:.1f} %"
-                                       for name in ESTIMATORS) + " |")
+    print("\n".join(estimator_table(loops, args.reps, args.theta, rng)))
 
 
 if __name__ == "__main__":
