@@ -4,6 +4,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "cli/commands.h"
@@ -17,7 +18,7 @@ struct ExportOptions {
   std::filesystem::path store;
   std::string format = "csv";
   std::filesystem::path output;
-  stats::ObservationKind observation = stats::ObservationKind::kRaw;
+  std::optional<stats::ObservationKind> observation;  // default: what the decisions rest on
 };
 
 // --format: the writer of each format.

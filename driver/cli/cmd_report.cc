@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "cli/commands.h"
@@ -19,7 +20,7 @@ struct ReportOptions {
   std::vector<std::string> loops;
   std::filesystem::path html;
   bool json = false;
-  stats::ObservationKind observation = stats::ObservationKind::kRaw;
+  std::optional<stats::ObservationKind> observation;  // default: what the decisions rest on
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,8 +13,10 @@
 namespace looprace::cli {
 
 // --observation raw|filtered, the same option for race, replay, report and export; `kind`
-// holds the command's default.
+// holds the command's default, or none for report and export: the kind the store's decisions
+// were made on.
 void add_observation_option(CLI::App* cmd, stats::ObservationKind* kind);
+void add_observation_option(CLI::App* cmd, std::optional<stats::ObservationKind>* kind);
 // Writes text to path (replacing it); throws std::runtime_error "cannot write PATH".
 void write_text_file(const std::filesystem::path& path, const std::string& text);
 // Checks a time limit in seconds: a number above 0.

@@ -19,22 +19,38 @@ void set_command_line(int argc, char** argv) { arguments().assign(argv, argv + a
 
 const std::vector<std::string>& command_line() { return arguments(); }
 
+namespace {
+
+// raw|filtered to the number CLI11 stores in an ObservationKind option.
+CLI::Validator observation_names() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          text = std::to_string(static_cast<int>(stats::observation_kind_from_string(text)));
+          return {};
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+      },
+      "");
+}
+
+constexpr const char* kObservationHelp =
+    "raw: a loop's cycles summed over its entries in a run; filtered: with the entries other "
+    "work visibly disturbed taken out (docs/formats.md, Observations)";
+
+}  // namespace
+
 void add_observation_option(CLI::App* cmd, stats::ObservationKind* kind) {
-  cmd->add_option("--observation", *kind,
-                  "raw: a loop's cycles summed over its entries in a run; filtered: with the "
-                  "entries other work visibly disturbed taken out (docs/formats.md, "
-                  "Observations)")
-      ->transform(CLI::Validator(
-          [](std::string& text) -> std::string {
-            try {
-              text = std::to_string(static_cast<int>(stats::observation_kind_from_string(text)));
-              return {};
-            } catch (const std::invalid_argument& e) {
-              return e.what();
-            }
-          },
-          ""))
+  cmd->add_option("--observation", *kind, kObservationHelp)
+      ->transform(observation_names())
       ->option_text(std::string("raw|filtered (default ") + stats::to_string(*kind) + ")");
+}
+
+void add_observation_option(CLI::App* cmd, std::optional<stats::ObservationKind>* kind) {
+  cmd->add_option("--observation", *kind, kObservationHelp)
+      ->transform(observation_names())
+      ->option_text("raw|filtered (default: what the decisions were made on)");
 }
 
 void write_text_file(const std::filesystem::path& path, const std::string& text) {

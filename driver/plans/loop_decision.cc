@@ -27,6 +27,19 @@ std::vector<std::size_t> LoopDecision::winner_samples() const {
 }
 
 namespace {
+const std::string kFilteredSuffix = " on " + stats::to_string(stats::ObservationKind::kFiltered);
+}  // namespace
+
+stats::ObservationKind LoopDecision::observation() const {
+  return plan.ends_with(kFilteredSuffix) ? stats::ObservationKind::kFiltered
+                                         : stats::ObservationKind::kRaw;
+}
+
+std::string plan_on_observations(const std::string& plan, stats::ObservationKind kind) {
+  return kind == stats::ObservationKind::kRaw ? plan : plan + " on " + stats::to_string(kind);
+}
+
+namespace {
 
 std::vector<int> factors_of(const std::vector<std::size_t>& versions,
                             const std::vector<int>& representatives) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "plans/plan.h"
+#include "stats/entry_filter.h"
 #include "stats/speedup_test.h"
 
 namespace looprace::plans {
@@ -55,7 +56,13 @@ struct LoopDecision {
 
   // Observations of the winners' groups, in winner order: the profile's `samples=` evidence.
   std::vector<std::size_t> winner_samples() const;
+  // The observations the plan decided on: filtered when its name says so (plan_on_observations).
+  stats::ObservationKind observation() const;
 };
+
+// The plan's name for a decision on `kind` of observations: filtered ones make another decision
+// than raw sums, so their name says " on filtered".
+std::string plan_on_observations(const std::string& plan, stats::ObservationKind kind);
 
 // A plan's decision over versions in factors. `representatives[v]` is version v's factor,
 // `group_of[f]` factor f's group representative; `factors` are the raced factors, in order.

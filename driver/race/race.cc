@@ -297,11 +297,7 @@ bool Racer::setup_loop(LoopRace& r) {
   plans::PlanOptions plan = options_.plan;
   if (auto cap = caps_.find(loop.id); cap != caps_.end()) plan.max_samples = cap->second;
   r.plan = plans::make_plan(plan);
-  r.plan_name = r.plan->describe();
-  // A decision on filtered observations is another decision than one on raw sums.
-  if (options_.observation != stats::ObservationKind::kRaw) {
-    r.plan_name += fmt::format(" on {}", stats::to_string(options_.observation));
-  }
+  r.plan_name = plans::plan_on_observations(r.plan->describe(), options_.observation);
   r.label = fmt::format("{} {}", loop.id, loop.location());
 
   if (auto earlier = store_->decision(program_, loop.id, r.plan_name)) {

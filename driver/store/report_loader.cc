@@ -238,7 +238,7 @@ report::LoopReport loop_report(const Store& store, std::int64_t program, const L
 // The report of the store's latest program: its run context and every raced loop --loop
 // selects, in the order they raced.
 report::Report load_report(const Store& store, const std::vector<std::string>& selectors,
-                           stats::ObservationKind kind) {
+                           std::optional<stats::ObservationKind> kind) {
   report::Report rep;
   auto programs = store.programs();
   if (programs.empty()) {
@@ -247,14 +247,24 @@ report::Report load_report(const Store& store, const std::vector<std::string>& s
   const Store::ProgramRow& program = programs.back();
   rep.context = context_of(store, program);
   add_history(store, program.id, rep.context);
+  const stats::ObservationKind shown = kind.value_or(decided_observation(store, program.id));
+  rep.context.facts.emplace_back("observations", stats::to_string(shown));
   const LoopTables tables = load_tables(store, program.id, rep.context);
-  std::vector<LoopDataset> raced = load_race_dataset(store, program.id, kind);
+  std::vector<LoopDataset> raced = load_race_dataset(store, program.id, shown);
   check_selectors(store, raced, selectors);
   for (const LoopDataset& data : raced) {
     if (selected(data.loop_id, selectors))
       rep.loops.push_back(loop_report(store, program.id, tables, data));
   }
   return rep;
+}
+
+stats::ObservationKind decided_observation(const Store& store, std::int64_t program) {
+  const std::vector<plans::LoopDecision> decisions = store.decisions(program);
+  const auto latest =
+      std::max_element(decisions.begin(), decisions.end(),
+                       [](const auto& a, const auto& b) { return a.decided_at < b.decided_at; });
+  return latest == decisions.end() ? stats::ObservationKind::kRaw : latest->observation();
 }
 
 }  // namespace looprace::store

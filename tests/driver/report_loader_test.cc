@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "report/figures.h"
@@ -114,6 +115,33 @@ TEST_F(ReportLoaderTest, FillsContextFactorsAndDecisionByFactor) {
   EXPECT_EQ(l.plan, "race(cap=2)");
   EXPECT_EQ(l.warnings,
             (std::vector<std::string>{"GCC made fewer copies than asked (too-big): 2→1"}));
+}
+
+// Without --observation a report shows the observations the decision was made on: filtered
+// ones for a race on filtered observations, whose raw sums a disturbed run can dwarf.
+TEST_F(ReportLoaderTest, ShowsTheObservationsTheDecisionRestsOn) {
+  auto s = Store::open(path_, false);
+  auto p = s.program("make", "./prog");
+  EXPECT_EQ(decided_observation(s, p), stats::ObservationKind::kRaw);
+  RunRow disturbed;
+  disturbed.target_loop = "00000000000000aa";
+  disturbed.group = 0;
+  disturbed.round = 3;
+  disturbed.observations = {{"00000000000000aa", 90000, 1, 0, 0, 1003.0, 1}};
+  s.add_run(p, s.begin_session("looprace race", {{"cpu_model", "Test CPU"}}), disturbed);
+  plans::LoopDecision d = *s.decision(p, "00000000000000aa", "race(cap=2)");
+  d.plan = plans::plan_on_observations("race(cap=2)", stats::ObservationKind::kFiltered);
+  d.decided_at = "9999-01-01T00:00:00Z";  // the latest
+  s.put_decision(p, d);
+  EXPECT_EQ(decided_observation(s, p), stats::ObservationKind::kFiltered);
+
+  report::Report shown = load_report(s);
+  EXPECT_EQ(shown.loops[0].factors[0].cycles.back(), 1003.0);
+  EXPECT_NE(std::find(shown.context.facts.begin(), shown.context.facts.end(),
+                      std::pair<std::string, std::string>{"observations", "filtered"}),
+            shown.context.facts.end());
+  report::Report raw = load_report(s, {}, stats::ObservationKind::kRaw);
+  EXPECT_EQ(raw.loops[0].factors[0].cycles.back(), 90000.0);
 }
 
 TEST_F(ReportLoaderTest, FillsEverySessionTheRunTotalsAndTheRaceRuns) {
