@@ -40,6 +40,9 @@ fs::path task_store(const fs::path& dir, std::size_t task) {
   return dir / fmt::format("task-{}.db", task);
 }
 
+// Where the submitting command records its baseline for the tasks and the final assembly.
+fs::path baseline_record(const fs::path& dir) { return dir / "baseline.json"; }
+
 ShardPlan plan_tasks(const std::vector<build::LoopRow>& loops, unsigned per_task) {
   ShardPlan plan;
   for (std::size_t i = 0; i < loops.size(); ++i) {
@@ -71,6 +74,8 @@ fs::path write_scripts(const ShardedRaceOptions& o, const fs::path& dir, const S
                           shell_quote(fs::absolute(o.looprace).string()) + " race";
     for (const std::string& arg : o.task_arguments) command += " " + shell_quote(arg);
     for (const std::string& loop : plan.tasks[i]) command += " --loop " + loop;
+    // The baseline the submitting command built, unless it is not what this node would build.
+    command += " --reuse-baseline " + shell_quote(baseline_record(dir).string());
     // A resubmitted task may resume its store on another node (of the same kind: checked
     // when the stores are merged).
     command += " --force --store " + shell_quote(task_store(dir, i).string()) + " --profile " +
@@ -151,9 +156,11 @@ race::RaceSummary run_sharded_race(
     const ShardedRaceOptions& o, Scheduler& scheduler,
     const std::function<void(const race::RaceProgress&)>& race_progress,
     const std::function<void(const ShardProgress&)>& shard_progress) {
-  const std::vector<build::LoopRow> loops = race::choose_race_loops(o.race, race_progress);
   const fs::path dir = shard_dir(o);
   fs::create_directories(dir);
+  race::RaceOptions choose = o.race;
+  choose.save_baseline = baseline_record(dir);
+  const std::vector<build::LoopRow> loops = race::choose_race_loops(choose, race_progress);
   ShardPlan plan = plan_tasks(loops, std::max(1u, o.loops_per_task));
   adopt_previous(dir / "plan.json", plan);
   const fs::path job_script = write_scripts(o, dir, plan);
@@ -182,6 +189,7 @@ race::RaceSummary run_sharded_race(
   assemble.hot.reset();
   assemble.coverage.reset();
   assemble.force = true;  // the tasks' stores carry their nodes' host names
+  assemble.reuse_baseline = baseline_record(dir);  // built and run moments ago, to choose
   return race::run_race(assemble, race_progress);
 }
 
