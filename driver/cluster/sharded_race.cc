@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -98,6 +99,32 @@ std::size_t decided_in(const fs::path& store, const std::vector<std::string>& lo
   return n;
 }
 
+// Whether every loop of the tasks in `held` is decided: they are only ending.
+bool all_decided(const fs::path& dir, const ShardPlan& plan, const std::map<int, TaskState>& held) {
+  for (const auto& [task, state] : held) {
+    if (task < 0 || static_cast<std::size_t>(task) >= plan.tasks.size()) return false;
+    const auto& loops = plan.tasks[static_cast<std::size_t>(task)];
+    if (decided_in(task_store(dir, static_cast<std::size_t>(task)), loops) < loops.size())
+      return false;
+  }
+  return true;
+}
+
+// Sleeps until the scheduler is to be asked again: o.poll, or o.finishing_poll once the tasks
+// it holds have decided their loops, so that the command does not wait a whole interval for
+// tasks that ended just after it asked.
+void wait_to_poll(const ShardedRaceOptions& o, const fs::path& dir, const ShardPlan& plan,
+                  const std::map<int, TaskState>& held) {
+  const auto until = std::chrono::steady_clock::now() + o.poll;
+  while (std::chrono::steady_clock::now() < until) {
+    if (all_decided(dir, plan, held)) {
+      std::this_thread::sleep_for(o.finishing_poll);
+      return;
+    }
+    std::this_thread::sleep_for(std::min(o.poll, o.finishing_poll));
+  }
+}
+
 // Follows the job until the scheduler holds none of its tasks; the tasks left undecided.
 std::vector<std::size_t> follow(const ShardedRaceOptions& o, Scheduler& scheduler,
                                 const fs::path& dir, const ShardPlan& plan,
@@ -127,7 +154,7 @@ std::vector<std::size_t> follow(const ShardedRaceOptions& o, Scheduler& schedule
     }
     if (progress) progress(p);
     if (held.empty()) return undecided;
-    std::this_thread::sleep_for(o.poll);
+    wait_to_poll(o, dir, plan, held);
   }
 }
 
