@@ -100,9 +100,6 @@ void prepare_fresh(const std::filesystem::path& dir) {
   if (error) throw Error(fmt::format("cannot create {}: {}", dir.string(), error.message()));
 }
 
-namespace {
-
-// Copies a tree keeping modification times (like cp -p), so make sees the copy as up to date.
 void copy_keeping_times(const std::filesystem::path& from, const std::filesystem::path& to) {
   namespace fs = std::filesystem;
   fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
@@ -112,6 +109,8 @@ void copy_keeping_times(const std::filesystem::path& from, const std::filesystem
     fs::last_write_time(target, fs::last_write_time(entry.path()));
   }
 }
+
+namespace {
 
 bool object_holds_loop(const std::filesystem::path& object, const std::string& loop_id) {
   try {

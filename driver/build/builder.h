@@ -58,6 +58,9 @@ std::filesystem::path variant_dir(const std::filesystem::path& workdir, const st
 // Empties (or creates) a variant directory for a build from scratch.
 void prepare_fresh(const std::filesystem::path& dir);
 
+// Copies a tree keeping modification times (like cp -p), so make sees the copy as up to date.
+void copy_keeping_times(const std::filesystem::path& from, const std::filesystem::path& to);
+
 // Incremental variant: copies `template_dir` (a finished build with the plugin loaded and no
 // loop selected, whose objects land in LOOPRACE_OUTDIR) to `dir` keeping modification times,
 // then deletes the object files whose embedded loop table holds one of `loop_ids`, so that

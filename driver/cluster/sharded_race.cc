@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -40,6 +41,9 @@ fs::path task_store(const fs::path& dir, std::size_t task) {
   return dir / fmt::format("task-{}.db", task);
 }
 
+// Where the submitting command records its baseline for the tasks and the final assembly.
+fs::path baseline_record(const fs::path& dir) { return dir / "baseline.json"; }
+
 ShardPlan plan_tasks(const std::vector<build::LoopRow>& loops, unsigned per_task) {
   ShardPlan plan;
   for (std::size_t i = 0; i < loops.size(); ++i) {
@@ -71,6 +75,8 @@ fs::path write_scripts(const ShardedRaceOptions& o, const fs::path& dir, const S
                           shell_quote(fs::absolute(o.looprace).string()) + " race";
     for (const std::string& arg : o.task_arguments) command += " " + shell_quote(arg);
     for (const std::string& loop : plan.tasks[i]) command += " --loop " + loop;
+    // The baseline the submitting command built, unless it is not what this node would build.
+    command += " --reuse-baseline " + shell_quote(baseline_record(dir).string());
     // A resubmitted task may resume its store on another node (of the same kind: checked
     // when the stores are merged).
     command += " --force --store " + shell_quote(task_store(dir, i).string()) + " --profile " +
@@ -91,6 +97,32 @@ std::size_t decided_in(const fs::path& store, const std::vector<std::string>& lo
   std::size_t n = 0;
   for (const std::string& loop : loops) n += decided.count(loop);
   return n;
+}
+
+// Whether every loop of the tasks in `held` is decided: they are only ending.
+bool all_decided(const fs::path& dir, const ShardPlan& plan, const std::map<int, TaskState>& held) {
+  for (const auto& [task, state] : held) {
+    if (task < 0 || static_cast<std::size_t>(task) >= plan.tasks.size()) return false;
+    const auto& loops = plan.tasks[static_cast<std::size_t>(task)];
+    if (decided_in(task_store(dir, static_cast<std::size_t>(task)), loops) < loops.size())
+      return false;
+  }
+  return true;
+}
+
+// Sleeps until the scheduler is to be asked again: o.poll, or o.finishing_poll once the tasks
+// it holds have decided their loops, so that the command does not wait a whole interval for
+// tasks that ended just after it asked.
+void wait_to_poll(const ShardedRaceOptions& o, const fs::path& dir, const ShardPlan& plan,
+                  const std::map<int, TaskState>& held) {
+  const auto until = std::chrono::steady_clock::now() + o.poll;
+  while (std::chrono::steady_clock::now() < until) {
+    if (all_decided(dir, plan, held)) {
+      std::this_thread::sleep_for(o.finishing_poll);
+      return;
+    }
+    std::this_thread::sleep_for(std::min(o.poll, o.finishing_poll));
+  }
 }
 
 // Follows the job until the scheduler holds none of its tasks; the tasks left undecided.
@@ -122,7 +154,7 @@ std::vector<std::size_t> follow(const ShardedRaceOptions& o, Scheduler& schedule
     }
     if (progress) progress(p);
     if (held.empty()) return undecided;
-    std::this_thread::sleep_for(o.poll);
+    wait_to_poll(o, dir, plan, held);
   }
 }
 
@@ -151,9 +183,11 @@ race::RaceSummary run_sharded_race(
     const ShardedRaceOptions& o, Scheduler& scheduler,
     const std::function<void(const race::RaceProgress&)>& race_progress,
     const std::function<void(const ShardProgress&)>& shard_progress) {
-  const std::vector<build::LoopRow> loops = race::choose_race_loops(o.race, race_progress);
   const fs::path dir = shard_dir(o);
   fs::create_directories(dir);
+  race::RaceOptions choose = o.race;
+  choose.save_baseline = baseline_record(dir);
+  const std::vector<build::LoopRow> loops = race::choose_race_loops(choose, race_progress);
   ShardPlan plan = plan_tasks(loops, std::max(1u, o.loops_per_task));
   adopt_previous(dir / "plan.json", plan);
   const fs::path job_script = write_scripts(o, dir, plan);
@@ -182,6 +216,7 @@ race::RaceSummary run_sharded_race(
   assemble.hot.reset();
   assemble.coverage.reset();
   assemble.force = true;  // the tasks' stores carry their nodes' host names
+  assemble.reuse_baseline = baseline_record(dir);  // built and run moments ago, to choose
   return race::run_race(assemble, race_progress);
 }
 

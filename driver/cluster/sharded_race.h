@@ -25,9 +25,12 @@ struct ShardedRaceOptions {
   std::filesystem::path looprace;  // the executable the tasks run
   std::vector<std::string> scheduler_args;
   unsigned loops_per_task = 1;
-  std::filesystem::path shards;  // empty: <store>.shards beside the store
-  bool mixed_nodes = false;      // merge stores of nodes of different kinds anyway
-  std::chrono::milliseconds poll{2000};
+  std::filesystem::path shards;          // empty: <store>.shards beside the store
+  bool mixed_nodes = false;              // merge stores of nodes of different kinds anyway
+  std::chrono::milliseconds poll{2000};  // how often the scheduler is asked
+  // How often the tasks' stores are looked at between: once every loop of the tasks the
+  // scheduler still holds is decided, they are only ending, and it is asked this often.
+  std::chrono::milliseconds finishing_poll{200};
 };
 
 // Where the tasks stand, for the progress display.

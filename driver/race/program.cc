@@ -107,6 +107,12 @@ Baseline build_baseline(const Workspace& ws, const AppliedFactors& applied,
     throw Error(result.failure_message() + (hint.empty() ? "" : "\n" + hint));
   }
   baseline.build_seconds = result.process.wall_seconds;
+  read_baseline(ws, baseline, table_file, verify_file);
+  return baseline;
+}
+
+void read_baseline(const Workspace& ws, Baseline& baseline, const std::filesystem::path& table_file,
+                   const std::filesystem::path& verify_file) {
   baseline.table = build::read_loop_table_dir(baseline.dir);
   if (baseline.table.rows.empty() && std::filesystem::exists(table_file)) {
     baseline.table = build::read_loop_table_file(table_file);
@@ -124,7 +130,6 @@ Baseline build_baseline(const Workspace& ws, const AppliedFactors& applied,
       build::add_unroller_features(row.features, seen->second);
     }
   }
-  return baseline;
 }
 
 std::string why_not_raced(const build::LoopRow& loop, const Baseline& baseline) {

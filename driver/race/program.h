@@ -84,6 +84,11 @@ using AppliedFactors = std::vector<std::pair<std::string, int>>;  // loop id, fa
 Baseline build_baseline(const Workspace& ws, const AppliedFactors& applied = {},
                         const std::string& name = "baseline");
 
+// Reads the loop table and the unroller's records of the baseline built in `baseline.dir`
+// (build_baseline's second half; a reused baseline's too). Throws Error when it has no loops.
+void read_baseline(const Workspace& ws, Baseline& baseline, const std::filesystem::path& table_file,
+                   const std::filesystem::path& verify_file);
+
 // Runs the baseline once as the reference output; throws Error when the run fails.
 run::RunResult reference_run(const Workspace& ws, const Baseline& baseline);
 

@@ -13,6 +13,7 @@
 #include "build/variant_env.h"
 #include "plans/default_policy.h"
 #include "profile/profile_file.h"
+#include "race/baseline_record.h"
 #include "race/live_sampler.h"
 #include "race/paired_runs.h"
 #include "race/program.h"
@@ -103,8 +104,7 @@ void Racer::prepare() {
                                  facts_.identity()};
   store_->check_identity(identity, options_.force);
 
-  baseline_ = build_baseline(ws_);
-  reference_ = reference_run(ws_, baseline_);
+  baseline_and_reference();
   // The store takes this program's identity once the program is known to build and run.
   store_->bind_identity(identity, options_.force);
   program_ = program_of_this_code();
@@ -127,6 +127,7 @@ void Racer::prepare() {
   facts["seed"] = options_.seed;
   facts["looprace_version"] = options_.looprace_version;
   facts["layouts"] = options_.layouts;
+  facts["baseline"] = baseline_origin_;
   session_ = store_->begin_session(options_.command_line, facts);
 
   store::RunRow base;
@@ -418,6 +419,27 @@ void Racer::load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stor
     }
     r.stored_confirmations[run.group].push_back(value);
   }
+}
+
+void Racer::baseline_and_reference() {
+  std::string why;
+  std::optional<ReusedBaseline> reused;
+  if (!options_.reuse_baseline.empty())
+    reused = load_baseline_record(options_.reuse_baseline, ws_, facts_, why);
+  if (reused) {
+    baseline_ = std::move(reused->baseline);
+    reference_ = std::move(reused->reference);
+    baseline_origin_ = "reused " + options_.reuse_baseline.string();
+  } else {
+    baseline_ = build_baseline(ws_);
+    reference_ = reference_run(ws_, baseline_);
+    baseline_origin_ = why.empty() ? "built" : "built: the recorded one was not reusable: " + why;
+  }
+  RaceProgress p;
+  p.announcement = "baseline: " + baseline_origin_;
+  if (!options_.reuse_baseline.empty()) report(p);
+  if (!options_.save_baseline.empty())
+    save_baseline_record(options_.save_baseline, ws_, facts_, baseline_, reference_);
 }
 
 std::int64_t Racer::program_of_this_code() {

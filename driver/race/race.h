@@ -64,6 +64,10 @@ struct RaceOptions {
   std::filesystem::path workdir;  // empty: build::default_workdir(the current directory)
   std::uint64_t seed = 1;
   bool force = false;  // accept a store of another program or machine
+  // A sharded race builds the baseline once: the submitting command records it here
+  // (save_baseline), its tasks and final assembly take it from there when it provably is what
+  // they would build (reuse_baseline; race/baseline_record.h), else build their own.
+  std::filesystem::path save_baseline, reuse_baseline;
   double confidence = 0.95;
   std::string looprace_version;  // for the profile header
   std::string command_line;      // stored with the session

@@ -111,6 +111,8 @@ class Racer {
   // The store's program for these commands and the code the baseline build made: a new one
   // (with a warning) when the store holds only other code of the same commands.
   std::int64_t program_of_this_code();
+  // The baseline build and its reference run: built and run, or a recorded one reused.
+  void baseline_and_reference();
   // Builds the loop's variants, groups them by code, stores them and reads what the store
   // already holds; false when the store has the loop's decision (then in r.outcome).
   bool setup_loop(LoopRace& r);
@@ -170,6 +172,7 @@ class Racer {
   std::int64_t program_ = 0, session_ = 0;
   Baseline baseline_;
   run::RunResult reference_;
+  std::string baseline_origin_;  // "built", or "reused <record>", for the session's facts
   std::map<std::string, store::Hotness> hotness_;
   std::vector<store::Hotness> ranking_;  // hottest first
   double budget_run_seconds_ = 0;        // one run's wall time as --budget counts it

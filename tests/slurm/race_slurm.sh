@@ -57,6 +57,18 @@ columns() { grep -v '^#' "$1" | awk '{print $1, $2, $3, $4}' | sort; }
 nodes=$(for db in slurm.db.shards/task-*.db; do sql "$db" "select value from meta where key='machine'"; done |
   cut -d'|' -f1 | sort -u | wc -l)
 [ "$nodes" = 2 ] || fail "the tasks ran on $nodes node(s), not 2"
+# The tasks and the final assembly took the baseline the command built to choose the loops:
+# no task built one in its work directory, and each session says where its baseline came from.
+for w in slurm.db.shards/work-*; do
+  [ ! -e "$w/baseline" ] || fail "$w: the task built the baseline again: $(grep baseline: "${w/work-/task-}.out")"
+done
+origin() { sql "$1" "select json_extract(facts, '\$.baseline') from sessions order by id"; }
+for db in slurm.db.shards/task-*.db; do
+  origin "$db" | grep -q '^reused ' || fail "$db: the task did not reuse the baseline: $(origin "$db")"
+done
+if [ "$(origin slurm.db | head -1)" != built ] || ! origin slurm.db | tail -1 | grep -q '^reused '; then
+  fail "slurm.db: the command should build the baseline once and the assembly reuse it: $(origin slurm.db)"
+fi
 
 # A task cancelled mid-race: the command fails naming it; the same command resubmits it alone.
 # (the constant plan takes all its 1,500 runs per factor: the task is still racing when cancelled)
@@ -82,6 +94,8 @@ job2=$(python3 -c 'import json; print(json.load(open("cancel.db.shards/plan.json
 grep -q "2 loop(s): 1 decided" cancel2.err || fail "the finished task was run again: $(tail -c 300 cancel2.err)"
 [ "$(sqlite3 cancel.db.shards/task-1.db 'select count(distinct session) from runs')" -ge 2 ] ||
   fail "the resubmitted task did not resume its store (one session of runs)"
+origin cancel.db.shards/task-1.db | grep -qv '^reused ' &&
+  fail "the resubmitted task built the baseline: $(origin cancel.db.shards/task-1.db)"
 
 # A node that is down: its task waits in the queue, and runs once the node is back.
 "$root/scripts/slurm-cluster" down lrnode1 --dir "$cluster" >/dev/null
