@@ -78,7 +78,9 @@ fi
 echo "ok: the array ran on ${#used[@]} distinct nodes: ${!used[*]}"
 
 # --- scancel ends a running job ---
-job=$(sbatch --parsable -o "$work/cancel.out" --wrap 'echo started; sleep 307; echo finished')
+# The shell may outlive the signalled sleep by a moment, so "finished" is printed only if the
+# sleep ended normally.
+job=$(sbatch --parsable -o "$work/cancel.out" --wrap 'echo started; sleep 307 && echo finished')
 deadline=$((SECONDS + 30))
 until [ "$(job_state "$job")" = RUNNING ] && grep -q started "$work/cancel.out" 2>/dev/null; do
   [ $SECONDS -lt $deadline ] || fail "job $job not running after 30 s: $(job_state "$job")"
