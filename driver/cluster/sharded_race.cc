@@ -44,22 +44,51 @@ fs::path task_store(const fs::path& dir, std::size_t task) {
 // Where the submitting command records its baseline for the tasks and the final assembly.
 fs::path baseline_record(const fs::path& dir) { return dir / "baseline.json"; }
 
-ShardPlan plan_tasks(const std::vector<build::LoopRow>& loops, unsigned per_task) {
+// The plan a previous run of this race left in `file`, if any.
+ShardPlan previous_plan(const fs::path& file) {
   ShardPlan plan;
-  for (std::size_t i = 0; i < loops.size(); ++i) {
-    if (i % per_task == 0) plan.tasks.emplace_back();
-    plan.tasks.back().push_back(loops[i].id);
+  std::ifstream in(file);
+  if (!in) return plan;
+  nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) return plan;
+  try {
+    plan.tasks = json.value("tasks", plan.tasks);
+    plan.job = json.value("job", "");
+  } catch (const nlohmann::json::exception&) {
+    return {};  // not a plan this command wrote: plan afresh
   }
   return plan;
 }
 
-// The plan a previous run of this race left, when it races the same loops in the same tasks.
-void adopt_previous(const fs::path& file, ShardPlan& plan) {
-  std::ifstream in(file);
-  if (!in) return;
-  nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (json.is_object() && json.value("tasks", nlohmann::json()) == nlohmann::json(plan.tasks))
-    plan.job = json.value("job", "");
+// This run's plan: the previous run's tasks keep their indexes (their stores resume, and the
+// scheduler may still hold them), and the loops to race that no earlier run planned go into new
+// tasks after them, `per_task` to a task, hottest first.
+ShardPlan extend_plan(ShardPlan plan, const std::vector<std::string>& loops, unsigned per_task) {
+  std::set<std::string> planned;
+  for (const auto& task : plan.tasks) planned.insert(task.begin(), task.end());
+  std::size_t in_last = per_task;  // a new task starts at the first new loop
+  for (const std::string& loop : loops) {
+    if (planned.count(loop)) continue;
+    if (in_last == per_task) {
+      plan.tasks.emplace_back();
+      in_last = 0;
+    }
+    plan.tasks.back().push_back(loop);
+    ++in_last;
+  }
+  return plan;
+}
+
+// The chosen loops the race's own store has not decided (a local race or an earlier sharded
+// one may have): only these go to the cluster.
+std::vector<std::string> undecided_loops(const fs::path& store,
+                                         const std::vector<build::LoopRow>& loops) {
+  std::set<std::string> decided;
+  if (fs::exists(store)) decided = store::Store::open(store, /*create=*/false).decided_loops();
+  std::vector<std::string> ids;
+  for (const auto& loop : loops)
+    if (!decided.count(loop.id)) ids.push_back(loop.id);
+  return ids;
 }
 
 void save_plan(const fs::path& file, const ShardPlan& plan) {
@@ -188,8 +217,9 @@ race::RaceSummary run_sharded_race(
   race::RaceOptions choose = o.race;
   choose.save_baseline = baseline_record(dir);
   const std::vector<build::LoopRow> loops = race::choose_race_loops(choose, race_progress);
-  ShardPlan plan = plan_tasks(loops, std::max(1u, o.loops_per_task));
-  adopt_previous(dir / "plan.json", plan);
+  ShardPlan plan =
+      extend_plan(previous_plan(dir / "plan.json"), undecided_loops(o.race.store, loops),
+                  std::max(1u, o.loops_per_task));
   const fs::path job_script = write_scripts(o, dir, plan);
 
   // Tasks still held by the scheduler go on; the others with undecided loops are (re)submitted.

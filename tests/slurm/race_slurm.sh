@@ -70,6 +70,17 @@ if [ "$(origin slurm.db | head -1)" != built ] || ! origin slurm.db | tail -1 | 
   fail "slurm.db: the command should build the baseline once and the assembly reuse it: $(origin slurm.db)"
 fi
 
+# A store a local race began (2 of the 4 loops): the sharded race submits only the other 2.
+"$looprace" race --build "$build_cmd" --run "$run_cmd" "${loop_args[@]:0:4}" --factors 0,1,2,4 \
+  --max-samples 6 --confirm 0 --seed 3 --store grow.db --profile grow.profile >grow.out 2>&1 ||
+  { cat grow.out; fail "the local race of 2 loops failed"; }
+"$looprace" race "${common[@]}" --store grow.db --profile grow.profile --slurm \
+  --sbatch-arg=--time=10 >grow2.out 2>grow2.err || { cat grow2.out grow2.err; fail "--slurm on a begun store failed"; }
+planned=$(python3 -c 'import json; print(sum(map(len, json.load(open("grow.db.shards/plan.json"))["tasks"])))')
+[ "$planned" = 2 ] || fail "the sharded race planned $planned loops, not the 2 the store had not decided"
+[ "$(sql grow.db 'select count(distinct loop) from decisions')" = 4 ] || fail "grow.db: not 4 decisions"
+[ "$(grep -c '^[0-9a-f]\{16\} ' grow.profile)" = 4 ] || fail "grow.profile does not name the 4 loops"
+
 # A task cancelled mid-race: the command fails naming it; the same command resubmits it alone.
 # (the constant plan takes all its 1,500 runs per factor: the task is still racing when cancelled)
 long=(--build "$build_cmd" --run "$run_cmd" "${loop_args[@]:0:4}" --factors 0,1,2,4 --plan constant
