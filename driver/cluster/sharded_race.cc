@@ -29,6 +29,8 @@ namespace fs = std::filesystem;
 struct ShardPlan {
   std::vector<std::vector<std::string>> tasks;
   std::string job;  // the last job that ran them
+  // The loops this command races (its store has not decided them) -> their plan's name.
+  std::map<std::string, std::string> loop_plans;
 };
 
 fs::path shard_dir(const ShardedRaceOptions& o) {
@@ -79,16 +81,14 @@ ShardPlan extend_plan(ShardPlan plan, const std::vector<std::string>& loops, uns
   return plan;
 }
 
-// The chosen loops the race's own store has not decided (a local race or an earlier sharded
-// one may have): only these go to the cluster.
-std::vector<std::string> undecided_loops(const fs::path& store,
-                                         const std::vector<build::LoopRow>& loops) {
-  std::set<std::string> decided;
-  if (fs::exists(store)) decided = store::Store::open(store, /*create=*/false).decided_loops();
-  std::vector<std::string> ids;
-  for (const auto& loop : loops)
-    if (!decided.count(loop.id)) ids.push_back(loop.id);
-  return ids;
+// The chosen loops the race's own store holds no decision for that the race would take (a
+// local race or an earlier sharded one of the same code and plan may have), with their plans'
+// names: only these go to the cluster.
+std::map<std::string, std::string> undecided_loops(const race::LoopChoice& choice) {
+  std::map<std::string, std::string> undecided;
+  for (const auto& loop : choice.loops)
+    if (!choice.decided.count(loop.id)) undecided[loop.id] = choice.plans.at(loop.id);
+  return undecided;
 }
 
 void save_plan(const fs::path& file, const ShardPlan& plan) {
@@ -119,12 +119,18 @@ fs::path write_scripts(const ShardedRaceOptions& o, const fs::path& dir, const S
   return job;
 }
 
-// The loops of a task its store has decided.
-std::size_t decided_in(const fs::path& store, const std::vector<std::string>& loops) {
-  if (!fs::exists(store)) return 0;
-  std::set<std::string> decided = store::Store::open(store, /*create=*/false).decided_loops();
+// The loops of a task that need no more racing: decided in its store by this race's plan (a
+// decision by another plan, of an earlier command, is raced again, as a local race would), or
+// not raced by this command at all (an earlier plan's loop the race's store has decided).
+std::size_t decided_in(const fs::path& store, const std::vector<std::string>& loops,
+                       const ShardPlan& plan) {
+  std::set<std::pair<std::string, std::string>> decided;
+  if (fs::exists(store)) decided = store::Store::open(store, /*create=*/false).decided_loop_plans();
   std::size_t n = 0;
-  for (const std::string& loop : loops) n += decided.count(loop);
+  for (const std::string& loop : loops) {
+    auto name = plan.loop_plans.find(loop);
+    n += name == plan.loop_plans.end() || decided.count({loop, name->second});
+  }
   return n;
 }
 
@@ -133,7 +139,7 @@ bool all_decided(const fs::path& dir, const ShardPlan& plan, const std::map<int,
   for (const auto& [task, state] : held) {
     if (task < 0 || static_cast<std::size_t>(task) >= plan.tasks.size()) return false;
     const auto& loops = plan.tasks[static_cast<std::size_t>(task)];
-    if (decided_in(task_store(dir, static_cast<std::size_t>(task)), loops) < loops.size())
+    if (decided_in(task_store(dir, static_cast<std::size_t>(task)), loops, plan) < loops.size())
       return false;
   }
   return true;
@@ -166,7 +172,7 @@ std::vector<std::size_t> follow(const ShardedRaceOptions& o, Scheduler& schedule
     p.job = plan.job;
     std::vector<std::size_t> undecided;
     for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
-      const std::size_t decided = decided_in(task_store(dir, i), plan.tasks[i]);
+      const std::size_t decided = decided_in(task_store(dir, i), plan.tasks[i], plan);
       p.loops += plan.tasks[i].size();
       p.decided += decided;
       auto state = held.find(static_cast<int>(i));
@@ -216,10 +222,14 @@ race::RaceSummary run_sharded_race(
   fs::create_directories(dir);
   race::RaceOptions choose = o.race;
   choose.save_baseline = baseline_record(dir);
-  const std::vector<build::LoopRow> loops = race::choose_race_loops(choose, race_progress);
-  ShardPlan plan =
-      extend_plan(previous_plan(dir / "plan.json"), undecided_loops(o.race.store, loops),
-                  std::max(1u, o.loops_per_task));
+  const race::LoopChoice choice = race::choose_race_loops(choose, race_progress);
+  const std::vector<build::LoopRow>& loops = choice.loops;
+  ShardPlan plan = previous_plan(dir / "plan.json");
+  plan.loop_plans = undecided_loops(choice);
+  std::vector<std::string> to_race;  // hottest first
+  for (const auto& loop : loops)
+    if (plan.loop_plans.count(loop.id)) to_race.push_back(loop.id);
+  plan = extend_plan(std::move(plan), to_race, std::max(1u, o.loops_per_task));
   const fs::path job_script = write_scripts(o, dir, plan);
 
   // Tasks still held by the scheduler go on; the others with undecided loops are (re)submitted.

@@ -288,6 +288,17 @@ std::map<int, std::vector<store::VariantRow>> Racer::build_variants(LoopRace& r)
   return std::move(built.rows);
 }
 
+plans::PlanOptions Racer::plan_options_for(const std::string& loop_id) const {
+  plans::PlanOptions plan = options_.plan;
+  if (auto cap = caps_.find(loop_id); cap != caps_.end()) plan.max_samples = cap->second;
+  return plan;
+}
+
+std::optional<plans::LoopDecision> Racer::earlier_decision(const std::string& loop_id,
+                                                           const std::string& plan_name) const {
+  return store_->decision(program_, loop_id, plan_name);
+}
+
 bool Racer::setup_loop(LoopRace& r) {
   const build::LoopRow& loop = r.loop;
   r.outcome.loop = loop;
@@ -295,13 +306,11 @@ bool Racer::setup_loop(LoopRace& r) {
     r.outcome.hotness_share = h->second.share;
     r.outcome.hotness_share_is_bound = h->second.is_bound();
   }
-  plans::PlanOptions plan = options_.plan;
-  if (auto cap = caps_.find(loop.id); cap != caps_.end()) plan.max_samples = cap->second;
-  r.plan = plans::make_plan(plan);
+  r.plan = plans::make_plan(plan_options_for(loop.id));
   r.plan_name = plans::plan_on_observations(r.plan->describe(), options_.observation);
   r.label = fmt::format("{} {}", loop.id, loop.location());
 
-  if (auto earlier = store_->decision(program_, loop.id, r.plan_name)) {
+  if (auto earlier = earlier_decision(loop.id, r.plan_name)) {
     r.outcome.decision = *earlier;
     r.outcome.decided_earlier = true;
     return false;
@@ -773,9 +782,17 @@ void Racer::write_profile(const LoopOutcome& o, const ProgramCheck* withdrawn) {
   profile::update_profile_file(options_.profile, {e}, header);
 }
 
-std::vector<build::LoopRow> Racer::chosen_loops() {
+LoopChoice Racer::chosen_loops() {
   prepare();
-  return choose_loops();
+  LoopChoice choice;
+  choice.loops = choose_loops();
+  for (const auto& loop : choice.loops) {
+    const auto plan = plans::make_plan(plan_options_for(loop.id));
+    const std::string name = plans::plan_on_observations(plan->describe(), options_.observation);
+    if (earlier_decision(loop.id, name)) choice.decided.insert(loop.id);
+    choice.plans[loop.id] = name;
+  }
+  return choice;
 }
 
 void Racer::race_loops(const std::vector<build::LoopRow>& loops,
@@ -857,8 +874,8 @@ RaceSummary run_race(const RaceOptions& options,
   return racer.run();
 }
 
-std::vector<build::LoopRow> choose_race_loops(
-    const RaceOptions& options, const std::function<void(const RaceProgress&)>& progress) {
+LoopChoice choose_race_loops(const RaceOptions& options,
+                             const std::function<void(const RaceProgress&)>& progress) {
   detail::Racer racer(options, progress);
   return racer.chosen_loops();
 }

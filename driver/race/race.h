@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -122,10 +124,18 @@ struct RaceSummary {
   double elapsed_seconds = 0;
 };
 
+// The loops a race of these options would race, and the ids of those its store already holds
+// a decision for that the race would take as it is (the same code and plan).
+struct LoopChoice {
+  std::vector<build::LoopRow> loops;
+  std::set<std::string> decided;
+  std::map<std::string, std::string> plans;  // loop id -> the plan's name in the store
+};
+
 // The loops a race of these options would race (baseline build, loop table, hotness stored in
 // the store as a race does), without racing them: how a sharded race plans its tasks.
-std::vector<build::LoopRow> choose_race_loops(
-    const RaceOptions& options, const std::function<void(const RaceProgress&)>& progress = {});
+LoopChoice choose_race_loops(const RaceOptions& options,
+                             const std::function<void(const RaceProgress&)>& progress = {});
 
 // Runs the whole race; throws Error (or StoreError/ProfileError/build::Error) with a message
 // naming what is at fault. Everything measured before a failure stays in the store.

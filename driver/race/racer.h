@@ -89,7 +89,7 @@ class Racer {
       : options_(options), progress_(progress) {}
 
   // The loops run() would race, chosen as it chooses them, without racing.
-  std::vector<build::LoopRow> chosen_loops();
+  LoopChoice chosen_loops();
   RaceSummary run();
 
  private:
@@ -116,6 +116,11 @@ class Racer {
   // Builds the loop's variants, groups them by code, stores them and reads what the store
   // already holds; false when the store has the loop's decision (then in r.outcome).
   bool setup_loop(LoopRace& r);
+  // The plan options a loop is raced with: --budget may cap its observations.
+  plans::PlanOptions plan_options_for(const std::string& loop_id) const;
+  // The decision the store holds of this loop, this code and the plan it would be raced with.
+  std::optional<plans::LoopDecision> earlier_decision(const std::string& loop_id,
+                                                      const std::string& plan_name) const;
   std::vector<int> raced_factors() const;
   std::vector<std::optional<std::uint64_t>> layout_seeds() const;
   // Builds r.factors (every layout) through VariantBuilder: their code groups into r.groups,

@@ -811,11 +811,11 @@ std::vector<plans::LoopDecision> Store::decisions(std::int64_t program) const {
   return out;
 }
 
-std::set<std::string> Store::decided_loops() const {
-  Statement q(db_, "SELECT DISTINCT loop FROM decisions");
-  std::set<std::string> loops;
-  while (q.step()) loops.insert(q.text(0));
-  return loops;
+std::set<std::pair<std::string, std::string>> Store::decided_loop_plans() const {
+  Statement q(db_, "SELECT DISTINCT loop, plan FROM decisions");
+  std::set<std::pair<std::string, std::string>> decided;
+  while (q.step()) decided.emplace(q.text(0), q.text(1));
+  return decided;
 }
 
 std::vector<std::string> Store::race_hosts(std::int64_t program, const std::string& loop_id) const {

@@ -217,8 +217,8 @@ class Store {
                                               const std::string& plan) const;
   // Latest decision per loop.
   std::vector<plans::LoopDecision> decisions(std::int64_t program) const;
-  // Every loop with a decision, of any program of the store.
-  std::set<std::string> decided_loops() const;
+  // Every loop with a decision and the plan it was decided by, of any program of the store.
+  std::set<std::pair<std::string, std::string>> decided_loop_plans() const;
   // The hosts whose sessions took race runs of the loop (sessions' `hostname` fact), sorted.
   std::vector<std::string> race_hosts(std::int64_t program, const std::string& loop_id) const;
   // How many runs of each kind `program` has (alone or joint), and when its first and last run

@@ -80,6 +80,16 @@ planned=$(python3 -c 'import json; print(sum(map(len, json.load(open("grow.db.sh
 [ "$planned" = 2 ] || fail "the sharded race planned $planned loops, not the 2 the store had not decided"
 [ "$(sql grow.db 'select count(distinct loop) from decisions')" = 4 ] || fail "grow.db: not 4 decisions"
 [ "$(grep -c '^[0-9a-f]\{16\} ' grow.profile)" = 4 ] || fail "grow.profile does not name the 4 loops"
+earlier='decided by an earlier run of this command; nothing was run'
+[ "$(grep -c "$earlier" grow2.out)" = 4 ] || fail "the assembly raced loops itself: $(cat grow2.out)"
+# Decisions by another plan (a larger cap) are raced again, on the cluster, not by the assembly.
+"$looprace" race --build "$build_cmd" --run "$run_cmd" "${loop_args[@]}" --factors 0,1,2,4 \
+  --max-samples 7 --confirm 0 --seed 3 --store grow.db --profile grow.profile --slurm \
+  --sbatch-arg=--time=10 >grow3.out 2>grow3.err || { cat grow3.out grow3.err; fail "--slurm with a new cap failed"; }
+grep -q "4 loop(s): 4 decided" grow3.err || fail "the new plan's loops were not raced as tasks: $(tail -c 300 grow3.err)"
+[ "$(grep -c "$earlier" grow3.out)" = 4 ] || fail "the assembly raced loops itself: $(cat grow3.out)"
+[ "$(sql grow.db "select count(distinct loop) from decisions where plan like '%7%'")" = 4 ] ||
+  fail "grow.db: not 4 decisions by the new plan: $(sql grow.db 'select loop, plan from decisions')"
 
 # A task cancelled mid-race: the command fails naming it; the same command resubmits it alone.
 # (the constant plan takes all its 1,500 runs per factor: the task is still racing when cancelled)
