@@ -51,6 +51,22 @@ TEST(Examples, AFactorWithoutObservationsCostsItsGroupsOrTheSlowest) {
   EXPECT_DOUBLE_EQ(ll::slowdown(loop, 1), 1.2);
 }
 
+TEST(Examples, StakesAndResolutionOfARace) {
+  ll::LoopExample loop = loop_with("p", {120, 110, 100, 101}, {2, 3});
+  EXPECT_NEAR(ll::stakes(loop), std::log(1.2), 1e-12);
+  EXPECT_TRUE(ll::resolved(loop));
+  // Every code tied (factors 2..16 share factor 1's): nothing at stake, whatever the means.
+  ll::LoopExample tied = loop_with("p", {100, 104}, {0, 1});
+  EXPECT_DOUBLE_EQ(ll::stakes(tied), 0);
+  EXPECT_FALSE(ll::resolved(tied));
+  // On these two, 2 and 3 are 1.2x faster than GCC's choice on one loop and 1.04x slower on
+  // the other; 2 (the lowest of equals) is the best constant.
+  std::vector<const ll::LoopExample*> loops = {&loop, &tied};
+  EXPECT_EQ(ll::best_constant_factor(loops), 2);
+  EXPECT_NEAR(ll::speedup_over_default(loops, [](const ll::LoopExample&) { return 2; }),
+              std::sqrt(1.2 / 1.04), 1e-12);
+}
+
 TEST(DatasetJson, ReadsExportRowsAndNamesTheBadLine) {
   const std::string row =
       R"({"id":"00000000000000aa","location":"a.c:3:5","features":{"stmts":12,"base":"-O2"},)"
@@ -164,6 +180,27 @@ TEST(Evaluation, FiguresOfEveryPolicyAgainstHandComputedValues) {
   const ll::PolicyResult& constant = e.policies[1];
   EXPECT_EQ(constant.choices[0].factor, 0);
   EXPECT_EQ(constant.choices[1].factor, 4);
+}
+
+TEST(Evaluation, FiguresOnTheLoopsWhoseRaceResolvedSomething) {
+  // a: 4 is the best, 2 (110) tied with it; c: every code tied, c's best (1) is noise.
+  std::vector<ll::LoopExample> examples = {loop_with("a", {121, 121, 110, 110, 100}, {2, 4}),
+                                           loop_with("c", {100, 90}, {0, 1})};
+  ll::Evaluation e = ll::evaluate_leave_one_program_out(examples, always(4));
+  ASSERT_EQ(e.resolved_loops.size(), 1u);
+  EXPECT_EQ(e.resolved_loops[0]->program, "a");
+  ASSERT_EQ(e.resolved_policies.size(), e.policies.size());
+  // The slowest tied best is 2 (or 3, its code) on a and 0 on c (tied with 1, slower).
+  const ll::PolicyResult& worst_tied = e.policies[e.policies.size() - 2];
+  EXPECT_EQ(worst_tied.name, ll::kWorstTiedPolicy);
+  EXPECT_EQ(worst_tied.choices[0].factor, 2);
+  EXPECT_EQ(worst_tied.choices[1].factor, 0);
+  EXPECT_DOUBLE_EQ(worst_tied.tied_accuracy, 1);
+  // On all loops the oracle gains sqrt(1.21 * 1.1 / 1): c's noise counts; on a alone, 1.21.
+  EXPECT_NEAR(e.oracle_speedup, std::sqrt(1.21 * 100 / 90), 1e-12);
+  const ll::PolicyResult& on_a = e.resolved_policies[e.resolved_policies.size() - 2];
+  EXPECT_NEAR(on_a.share_of_oracle, (1.21 / 1.1 - 1) / 0.21, 1e-12);
+  EXPECT_DOUBLE_EQ(e.resolved_policies.front().share_of_oracle, 1);  // the model picks 4
 }
 
 TEST(Evaluation, NeedsTwoPrograms) {
