@@ -225,8 +225,11 @@ Decision select_decision(const std::vector<LoopExample>& examples, const Trainin
     for (std::size_t c = 0; c < candidates.size(); ++c) {
       inner.preferred = candidates[c].preferred;
       inner.keep_default_within = candidates[c].margin;
-      // Under Target::kBest only the decision differs: train once, rule each way.
-      if (c == 0 || options.target != Target::kBest) trained = train_model(training, inner);
+      // The trees depend on the preferred factor only under Target::kPreferred, never on the
+      // margin: train once per preferred factor at most (candidates come grouped by it).
+      const bool retrain = c == 0 || (options.target == Target::kPreferred &&
+                                      candidates[c].preferred != candidates[c - 1].preferred);
+      if (retrain) trained = train_model(training, inner);
       model::Model model = trained;
       model.prefer = candidates[c].preferred == Preferred::kBestConstant ? best_constant : 0;
       model.keep_default_within = candidates[c].margin;
