@@ -57,7 +57,8 @@ struct Rows {
 };
 
 // Each loop's weight: 1, or its stakes over the mean stakes of the loops with any (so an
-// average loop that counts weighs 1, and loops with nothing at stake change nothing).
+// average loop that counts weighs 1, and loops with nothing at stake change nothing); 1 when
+// no loop has anything at stake (the model then learns that no factor matters).
 std::vector<double> loop_weights(const std::vector<LoopExample>& examples, Weighting weighting) {
   std::vector<double> weights(examples.size(), 1.0);
   if (weighting == Weighting::kEqual) return weights;
@@ -67,7 +68,7 @@ std::vector<double> loop_weights(const std::vector<LoopExample>& examples, Weigh
     total += weights[i] = stakes(examples[i]);
     counted += weights[i] > 0;
   }
-  if (total <= 0) throw std::runtime_error("no loop of the dataset has anything at stake");
+  if (total <= 0) return std::vector<double>(examples.size(), 1.0);
   for (double& weight : weights) weight *= static_cast<double>(counted) / total;
   return weights;
 }
