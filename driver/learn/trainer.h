@@ -55,7 +55,9 @@ struct TrainingOptions {
 std::vector<float> input_row(const LoopExample& loop, const std::vector<std::string>& inputs,
                              int factor);
 
-// Trains on every factor of every example, each loop weighed as options say. Throws
+// Trains on every factor of every example, each loop weighed as options say, with the decision
+// rule select_decision() chooses when options.margins is not empty or the preferred factor is
+// kSelected (a fixed rule otherwise). Throws
 // std::runtime_error when there is nothing to learn from or XGBoost fails, and when the
 // converted trees would predict other than XGBoost does.
 model::Model train_model(const std::vector<LoopExample>& examples, const TrainingOptions& options);
