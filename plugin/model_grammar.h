@@ -2,17 +2,19 @@
 // shared by the GCC plugin (which applies models) and the driver (which trains, writes and
 // evaluates them). A model is a sum of regression trees predicting, for a loop and a factor, the
 // log of that factor's slowdown against the loop's best factor; the factor chosen is the one
-// predicted fastest, GCC's own choice (factor 0) kept unless another is predicted faster by
-// more than a margin, and for every loop unlike those the model learnt from.
+// predicted fastest, the preferred factor (GCC's own choice, 0, unless the file names another)
+// kept unless another is predicted faster by more than a margin, and GCC's choice kept for
+// every loop unlike those the model learnt from.
 //
 // Header-only, no GCC header, and never throws on bad input: every problem is returned as a
 // ParseError carrying the 1-based line at fault.
 //
-//   looprace-model 1
+//   looprace-model 1           (2 when the file has a prefer line)
 //   # comments, anywhere a token could start
 //   features NAME ...          the inputs, in the order split lines index them; one is `factor`
 //   factors F ...              the candidate factors (0..16)
-//   keep-default-within M      log-slowdown margin in favour of factor 0 (>= 0)
+//   keep-default-within M      log-slowdown margin in favour of the preferred factor (>= 0)
+//   prefer F                   the preferred factor (version 2 only; 0 when absent)
 //   base B                     added to every prediction
 //   range NAME LO HI           a loop whose feature NAME lies outside [LO, HI] keeps factor 0
 //   tree                       starts a tree; its nodes follow, root first (id 0)
@@ -37,7 +39,9 @@
 namespace looprace::model {
 
 inline constexpr std::string_view kMagic = "looprace-model";
-inline constexpr int kVersion = 1;
+// Version 2 adds the prefer line; a model without one is written as version 1, which every
+// looprace reads.
+inline constexpr int kVersion = 2;
 // The loop features a model may read: the loop table's (docs/formats.md section 3), which the
 // plugin counts where it sets factors, before inlining.
 inline constexpr std::string_view kLoopFeatures[] = {"blocks", "stmts",     "loads",    "stores",
@@ -90,6 +94,8 @@ struct Model {
   int features_line = 0;  // where the features line was, for diagnostics about a name
   std::vector<int> factors;
   double keep_default_within = 0;
+  int prefer = 0;  // the factor kept unless another is predicted faster by the margin
+  int version = 1;
   double base = 0;
   std::vector<Range> ranges;
   std::vector<Tree> trees;
@@ -227,6 +233,13 @@ inline std::optional<std::string> add_header(const std::vector<std::string_view>
   }
   std::optional<double> number;
   if (tokens.size() == 2) number = parse_number(tokens[1]);
+  if (key == "prefer") {
+    auto factor = tokens.size() == 2 ? profile::parse_factor(tokens[1]) : std::nullopt;
+    if (!factor) return "expected 'prefer F' with F in 0..16";
+    if (model.version < 2) return "'prefer' needs 'looprace-model 2'";
+    model.prefer = *factor;
+    return std::nullopt;
+  }
   if (key == "keep-default-within") {
     if (!number || *number < 0) return "expected 'keep-default-within M' with M >= 0";
     model.keep_default_within = *number;
@@ -238,7 +251,8 @@ inline std::optional<std::string> add_header(const std::vector<std::string_view>
     return std::nullopt;
   }
   return "unknown line '" + std::string(key) +
-         "' (expected features, factors, keep-default-within, base, range, tree, split or leaf)";
+         "' (expected features, factors, keep-default-within, prefer, base, range, tree, split or "
+         "leaf)";
 }
 
 }  // namespace detail
@@ -265,8 +279,10 @@ inline ParseResult parse(std::string_view text) {
     }
     if (!seen_magic) {
       if (tokens[0] != kMagic) return error("not a looprace model: expected 'looprace-model 1'");
-      if (tokens.size() != 2 || profile::detail::parse_int(tokens[1]) != kVersion)
-        return error("unsupported model version (this looprace reads 'looprace-model 1')");
+      auto version = tokens.size() == 2 ? profile::detail::parse_int(tokens[1]) : std::nullopt;
+      if (!version || *version < 1 || *version > kVersion)
+        return error("unsupported model version (this looprace reads 'looprace-model 1' and 2)");
+      model.version = *version;
       seen_magic = true;
       continue;
     }
@@ -347,8 +363,8 @@ inline bool within_ranges(const Model& model, const std::vector<float>& row) {
 
 // The factor the model picks for a loop whose features are `row` (the factor inputs are set
 // here): 0 for a loop outside the model's ranges; otherwise
-// the candidate predicted fastest, or 0 when 0 is a candidate and no other is predicted faster
-// than it by more than keep_default_within.
+// the candidate predicted fastest, or the preferred factor when it is a candidate and no other
+// is predicted faster than it by more than keep_default_within.
 inline int choose_factor(const Model& model, std::vector<float> row) {
   if (!within_ranges(model, row)) return 0;
   int best = model.factors.front();
@@ -357,14 +373,14 @@ inline int choose_factor(const Model& model, std::vector<float> row) {
   for (std::size_t i = 0; i < model.factors.size(); ++i) {
     set_factor_inputs(model, row, model.factors[i]);
     double prediction = predict(model, row);
-    if (model.factors[i] == 0) default_prediction = prediction;
+    if (model.factors[i] == model.prefer) default_prediction = prediction;
     if (i == 0 || prediction < best_prediction) {
       best = model.factors[i];
       best_prediction = prediction;
     }
   }
   if (default_prediction && *default_prediction - best_prediction <= model.keep_default_within)
-    return 0;
+    return model.prefer;
   return best;
 }
 
@@ -377,13 +393,15 @@ inline std::string format_number(double value) {
 
 // Formats a whole model file.
 inline std::string format_model(const Model& model) {
-  std::string text = std::string(kMagic) + " " + std::to_string(kVersion) + "\n";
+  const int version = model.prefer != 0 ? 2 : 1;
+  std::string text = std::string(kMagic) + " " + std::to_string(version) + "\n";
   for (const std::string& comment : model.header_comments) text += "# " + comment + "\n";
   text += "features";
   for (const std::string& name : model.features) text += " " + name;
   text += "\nfactors";
   for (int factor : model.factors) text += " " + std::to_string(factor);
   text += "\nkeep-default-within " + format_number(model.keep_default_within) + "\n";
+  if (model.prefer != 0) text += "prefer " + std::to_string(model.prefer) + "\n";
   text += "base " + format_number(model.base) + "\n";
   for (const Range& range : model.ranges)
     text += "range " + model.features[range.feature] + " " + format_number(range.low) + " " +

@@ -55,7 +55,10 @@ void add_evaluate_command(CLI::App& app) {
       R"txt(Each program's loops get the factors of a model trained on all the other programs.
 Per policy: the share of the oracle's speedup over GCC's heuristic it reaches, its slowdown against
 each loop's best factor, and how often it picks the best factor's code (exact) or one of the
-race's tied best (tied).
+race's tied best (tied); then the same on the loops whose race resolved something (some code
+outside the tied best), leaving out loops where the oracle's gain is all noise. "slowest of the tied best" is
+always right as far as the races could tell: what the tie sets let any policy show. Training
+options choose the decision rule within each left-out program's training programs only.
 
 Examples:
   looprace evaluate benchmarks/data/unroll-features.jsonl --html evaluate.html)txt");

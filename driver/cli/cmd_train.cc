@@ -23,10 +23,15 @@ struct TrainOptions {
 void train(const TrainOptions& options) {
   std::vector<learn::LoopExample> examples = load_examples(options.datasets, options.observation);
   model::Model model = learn::train_model(examples, options.training);
+  const learn::TrainingOptions& t = options.training;
   model.header_comments = {
       fmt::format("looprace train: {} loop(s) of {} program(s), {} rounds of depth {}, eta {}",
-                  examples.size(), learn::programs_of(examples).size(), options.training.rounds,
-                  options.training.max_depth, options.training.eta)};
+                  examples.size(), learn::programs_of(examples).size(), t.rounds, t.max_depth,
+                  t.eta),
+      fmt::format("min child weight {}, lambda {}, loops weighed {}, targets against {}",
+                  t.min_child_weight, t.lambda,
+                  t.weighting == learn::Weighting::kStakes ? "by stakes" : "equally",
+                  t.target == learn::Target::kPreferred ? "the preferred factor" : "the best")};
   write_text_file(options.output, model::format_model(model));
 
   std::vector<const learn::LoopExample*> loops;
@@ -58,8 +63,11 @@ void add_train_command(CLI::App& app) {
   add_observation_option(cmd, &options->observation);
   cmd->footer(R"txt(The model predicts, from a loop's table features (docs/formats.md 3),
 each factor's slowdown against the loop's best; the plugin applies it where it applies profiles, to the loops
-nothing names, and keeps GCC's choice unless another factor is predicted faster by more than
---keep-default-within, and for loops unlike every loop it learnt from. Format: docs/formats.md 5b.
+nothing names. It keeps the preferred factor (GCC's choice or the training loops' best constant)
+unless another factor is predicted faster by more than a margin; both are chosen among --margins
+by cross-validation over the training programs unless given. For loops unlike every loop it
+learnt from it keeps GCC's choice. Loops weigh what is at stake in them (--weighting). Format:
+docs/formats.md 5b.
 
 Examples:
   looprace train fir.db adpcm.db -o unroll.model

@@ -19,7 +19,8 @@ namespace looprace::cli {
 std::vector<learn::LoopExample> load_examples(const std::vector<std::filesystem::path>& datasets,
                                               stats::ObservationKind observation);
 
-// --rounds, --max-depth, --eta, --keep-default-within.
+// --rounds, --max-depth, --eta, --keep-default-within or --margins, --inner-folds,
+// --min-child-weight, --lambda, --weighting, --prefer, --target.
 void add_training_options(CLI::App* cmd, learn::TrainingOptions* options);
 
 }  // namespace looprace::cli

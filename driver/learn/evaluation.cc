@@ -17,30 +17,14 @@ double geometric_mean(const std::vector<double>& values) {
   return values.empty() ? 1 : std::exp(log_sum / static_cast<double>(values.size()));
 }
 
-// Geometric mean over loops of mean(0) / mean(choice).
-double speedup_over_default(const std::vector<const LoopExample*>& loops,
-                            const std::function<int(const LoopExample&)>& choose) {
-  std::vector<double> speedups;
-  for (const LoopExample* loop : loops)
-    speedups.push_back(slowdown(*loop, 0) / slowdown(*loop, choose(*loop)));
-  return geometric_mean(speedups);
-}
-
-// The constant factor with the highest geometric-mean speedup over GCC's choice on loops.
-int best_constant_factor(const std::vector<const LoopExample*>& loops) {
-  int best = 0;
-  double best_speedup = 0;
-  for (int factor = 0; factor <= profile::kMaxFactor; ++factor) {
-    double speedup = speedup_over_default(loops, [factor](const LoopExample&) { return factor; });
-    if (speedup > best_speedup) {
-      best = factor;
-      best_speedup = speedup;
-    }
-  }
-  return best;
-}
-
 }  // namespace
+
+int worst_tied_factor(const LoopExample& loop) {
+  int worst = best_factor(loop);
+  for (int factor = 0; factor <= profile::kMaxFactor; ++factor)
+    if (tied_best(loop, factor) && slowdown(loop, factor) > slowdown(loop, worst)) worst = factor;
+  return worst;
+}
 
 PolicyResult score_policy(const std::string& name, const std::vector<const LoopExample*>& loops,
                           const std::function<int(const LoopExample&)>& choose) {
@@ -94,29 +78,33 @@ Evaluation evaluate_leave_one_program_out(const std::vector<LoopExample>& exampl
       constant[&loop] = other_programs_best;
     }
   }
-  for (const LoopExample& loop : examples) evaluation.loops.push_back(&loop);
-  const auto& loops = evaluation.loops;
-  evaluation.oracle_speedup = speedup_over_default(loops, best_factor);
-  evaluation.policies.push_back(
-      score_policy("model (left-out program)", loops,
-                   [&](const LoopExample& loop) { return predicted.at(&loop); }));
-  evaluation.policies.push_back(
-      score_policy("best constant of the other programs", loops,
-                   [&](const LoopExample& loop) { return constant.at(&loop); }));
-  evaluation.policies.push_back(
-      score_policy("GCC's heuristic (factor 0)", loops, [](const LoopExample&) { return 0; }));
+  for (const LoopExample& loop : examples) {
+    evaluation.loops.push_back(&loop);
+    if (resolved(loop)) evaluation.resolved_loops.push_back(&loop);
+  }
+  evaluation.oracle_speedup = speedup_over_default(evaluation.loops, best_factor);
+  using Choose = std::function<int(const LoopExample&)>;
+  std::vector<std::pair<std::string, Choose>> policies = {
+      {"model (left-out program)", [&](const LoopExample& loop) { return predicted.at(&loop); }},
+      {"best constant of the other programs",
+       [&](const LoopExample& loop) { return constant.at(&loop); }},
+      {"GCC's heuristic (factor 0)", [](const LoopExample&) { return 0; }}};
   bool unroll_loops_known = true;
-  for (const LoopExample* loop : loops)
+  for (const LoopExample* loop : evaluation.loops)
     unroll_loops_known &= loop->features.count(kUnrollLoopsFeature) > 0;
   if (unroll_loops_known)
-    evaluation.policies.push_back(
-        score_policy("-funroll-loops", loops, [](const LoopExample& loop) {
-          return static_cast<int>(loop.features.at(kUnrollLoopsFeature));
-        }));
+    policies.emplace_back("-funroll-loops", [](const LoopExample& loop) {
+      return static_cast<int>(loop.features.at(kUnrollLoopsFeature));
+    });
   for (int factor = 1; factor <= profile::kMaxFactor; ++factor)
-    evaluation.policies.push_back(score_policy("always " + std::to_string(factor), loops,
-                                               [factor](const LoopExample&) { return factor; }));
-  evaluation.policies.push_back(score_policy("oracle (best factor)", loops, best_factor));
+    policies.emplace_back("always " + std::to_string(factor),
+                          [factor](const LoopExample&) { return factor; });
+  policies.emplace_back(kWorstTiedPolicy, worst_tied_factor);
+  policies.emplace_back("oracle (best factor)", best_factor);
+  for (const auto& [name, choose] : policies) {
+    evaluation.policies.push_back(score_policy(name, evaluation.loops, choose));
+    evaluation.resolved_policies.push_back(score_policy(name, evaluation.resolved_loops, choose));
+  }
   return evaluation;
 }
 

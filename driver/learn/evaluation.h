@@ -44,9 +44,18 @@ struct PolicyResult {
 struct Evaluation {
   std::vector<const LoopExample*> loops;
   std::vector<PolicyResult> policies;  // the model first, then the baselines
-  double oracle_speedup = 1;           // geometric mean of mean(0) / mean(best)
+  // The loops whose race resolved something (resolved()), and every policy on them alone: on
+  // the others every factor is tied best and the oracle's gain is noise.
+  std::vector<const LoopExample*> resolved_loops;
+  std::vector<PolicyResult> resolved_policies;
+  double oracle_speedup = 1;  // geometric mean of mean(0) / mean(best)
   std::size_t programs = 0;
 };
+
+// The reference policy that picks the slowest of the race's tied-best factors: the share of the
+// oracle's gain a policy reaches that is always right as far as the races could tell.
+inline constexpr const char* kWorstTiedPolicy = "slowest of the tied best";
+int worst_tied_factor(const LoopExample& loop);
 
 // Each program's loops get the factor of a model trained on every other program. Needs at
 // least two programs; throws std::invalid_argument otherwise.

@@ -15,9 +15,9 @@ namespace {
 namespace svg = report::svg;
 
 // The best always-the-same factor in hindsight (the highest share of the oracle).
-const PolicyResult* best_constant(const Evaluation& evaluation) {
+const PolicyResult* best_constant(const std::vector<PolicyResult>& policies) {
   const PolicyResult* best = nullptr;
-  for (const PolicyResult& policy : evaluation.policies)
+  for (const PolicyResult& policy : policies)
     if (policy.name.rfind("always ", 0) == 0 &&
         (!best || policy.share_of_oracle > best->share_of_oracle))
       best = &policy;
@@ -35,7 +35,7 @@ std::vector<const PolicyResult*> headline_policies(const Evaluation& evaluation)
   std::vector<const PolicyResult*> shown;
   for (std::string_view prefix : {"model", "best constant of", "GCC", "-funroll-loops"})
     if (const PolicyResult* policy = policy_named(evaluation, prefix)) shown.push_back(policy);
-  if (const PolicyResult* constant = best_constant(evaluation)) shown.push_back(constant);
+  if (const PolicyResult* constant = best_constant(evaluation.policies)) shown.push_back(constant);
   if (const PolicyResult* oracle = policy_named(evaluation, "oracle")) shown.push_back(oracle);
   return shown;
 }
@@ -53,15 +53,14 @@ std::string tick_name(const std::string& name) {
 
 }  // namespace
 
-std::string evaluation_text(const Evaluation& e) {
-  std::string out = fmt::format(
-      "Leave-one-program-out over {} loop(s) of {} program(s); the oracle's factors are\n"
-      "{:.2f} % faster than GCC's (geometric mean over loops).\n\n",
-      e.loops.size(), e.programs, 100 * (e.oracle_speedup - 1));
-  out += fmt::format("{:<38} {:>13} {:>10} {:>10} {:>9} {:>9}\n", "policy", "share of gain",
-                     "slowdown", "worst", "exact", "tied");
-  const PolicyResult* constant = best_constant(e);
-  for (const PolicyResult& p : e.policies) {
+namespace {
+
+// The table of the headline policies (and the best constant in hindsight) among policies.
+std::string policy_table(const std::vector<PolicyResult>& policies) {
+  std::string out = fmt::format("{:<38} {:>13} {:>10} {:>10} {:>9} {:>9}\n", "policy",
+                                "share of gain", "slowdown", "worst", "exact", "tied");
+  const PolicyResult* constant = best_constant(policies);
+  for (const PolicyResult& p : policies) {
     bool headline = p.name.rfind("always ", 0) != 0 || &p == constant;
     if (!headline) continue;
     std::string name = &p == constant ? p.name + " (best in hindsight)" : p.name;
@@ -69,11 +68,32 @@ std::string evaluation_text(const Evaluation& e) {
                        percent(p.share_of_oracle), p.geomean_slowdown, p.worst_slowdown,
                        percent(p.exact_accuracy), percent(p.tied_accuracy));
   }
+  return out;
+}
+
+}  // namespace
+
+std::string evaluation_text(const Evaluation& e) {
+  std::string out = fmt::format(
+      "Leave-one-program-out over {} loop(s) of {} program(s); the oracle's factors are\n"
+      "{:.2f} % faster than GCC's (geometric mean over loops).\n\n",
+      e.loops.size(), e.programs, 100 * (e.oracle_speedup - 1));
+  out += policy_table(e.policies);
   out +=
       "\nshare of gain: of the oracle's speedup over GCC's heuristic, the share reached\n"
       "slowdown:      geometric mean against each loop's best factor (worst: the largest)\n"
       "exact, tied:   how often the policy picks the best factor's code, or one of the race's\n"
       "               tied best; every other constant factor is in the JSON\n";
+  if (e.resolved_policies.empty()) return out;
+  out += fmt::format(
+      "\nOn the {} loop(s) whose race resolved something (some factor's code outside the tied\n"
+      "best; on the other {} every factor is tied and the oracle's gain there is noise):\n\n",
+      e.resolved_loops.size(), e.loops.size() - e.resolved_loops.size());
+  out += policy_table(e.resolved_policies);
+  out += fmt::format(
+      "\n{}: the tied-best factor with the highest mean, a policy always right\n"
+      "as far as the races could tell; the oracle's gain above it is the tie sets' noise\n",
+      kWorstTiedPolicy);
   return out;
 }
 
@@ -81,6 +101,15 @@ std::string evaluation_json(const Evaluation& e) {
   nlohmann::ordered_json json = {
       {"loops", e.loops.size()}, {"programs", e.programs}, {"oracle_speedup", e.oracle_speedup}};
   json["policies"] = nlohmann::ordered_json::array();
+  json["resolved"] = {{"loops", e.resolved_loops.size()},
+                      {"policies", nlohmann::ordered_json::array()}};
+  for (const PolicyResult& p : e.resolved_policies)
+    json["resolved"]["policies"].push_back({{"name", p.name},
+                                            {"share_of_oracle", p.share_of_oracle},
+                                            {"geomean_slowdown", p.geomean_slowdown},
+                                            {"worst_slowdown", p.worst_slowdown},
+                                            {"exact_accuracy", p.exact_accuracy},
+                                            {"tied_accuracy", p.tied_accuracy}});
   for (const PolicyResult& p : e.policies) {
     nlohmann::ordered_json choices = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < p.choices.size(); ++i)

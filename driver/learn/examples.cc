@@ -56,6 +56,39 @@ std::map<int, double> log_slowdown_targets(const LoopExample& loop) {
   return targets;
 }
 
+double stakes(const LoopExample& loop) {
+  double most = 0;
+  for (const auto& [factor, target] : log_slowdown_targets(loop)) most = std::max(most, target);
+  return most;
+}
+
+bool resolved(const LoopExample& loop) {
+  for (int factor = 0; factor <= profile::kMaxFactor; ++factor)
+    if (!tied_best(loop, factor)) return true;
+  return false;
+}
+
+double speedup_over_default(const std::vector<const LoopExample*>& loops,
+                            const std::function<int(const LoopExample&)>& choose) {
+  double log_sum = 0;
+  for (const LoopExample* loop : loops)
+    log_sum += std::log(slowdown(*loop, 0) / slowdown(*loop, choose(*loop)));
+  return loops.empty() ? 1 : std::exp(log_sum / static_cast<double>(loops.size()));
+}
+
+int best_constant_factor(const std::vector<const LoopExample*>& loops) {
+  int best = 0;
+  double best_speedup = 0;
+  for (int factor = 0; factor <= profile::kMaxFactor; ++factor) {
+    double speedup = speedup_over_default(loops, [factor](const LoopExample&) { return factor; });
+    if (speedup > best_speedup) {
+      best = factor;
+      best_speedup = speedup;
+    }
+  }
+  return best;
+}
+
 std::vector<std::string> model_inputs(const std::vector<LoopExample>& examples) {
   std::vector<std::string> inputs;
   for (std::string_view name : model::kLoopFeatures) {

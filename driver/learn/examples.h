@@ -2,6 +2,7 @@
 // result. Pure data and pure functions; the dataset files are read in dataset_json.h.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -37,6 +38,22 @@ bool same_as_best(const LoopExample& loop, int factor);
 // The training target for each factor with observations: the log of its slowdown, and 0 for
 // the tied-best set, so a near miss costs little and a bad factor a lot.
 std::map<int, double> log_slowdown_targets(const LoopExample& loop);
+
+// What is at stake in choosing the loop's factor: its largest target (the log slowdown of its
+// worst factor outside the tied-best set); 0 when the race tied every factor (nothing learnt).
+double stakes(const LoopExample& loop);
+
+// True when the race resolved something: some factor's code is outside the tied-best set.
+bool resolved(const LoopExample& loop);
+
+// The geometric mean over loops of mean(0) / mean(choose(loop)): a policy's speedup over GCC's
+// own choice.
+double speedup_over_default(const std::vector<const LoopExample*>& loops,
+                            const std::function<int(const LoopExample&)>& choose);
+
+// The constant factor with the highest speedup over GCC's choice on loops (the lowest factor on
+// equal speedups; 0 for no loops).
+int best_constant_factor(const std::vector<const LoopExample*>& loops);
 
 // The model inputs: the loop table features a model may read (plugin/model_grammar.h) that the
 // examples have, then the factor inputs.

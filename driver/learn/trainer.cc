@@ -56,23 +56,56 @@ struct Rows {
   std::size_t count = 0;
 };
 
-Rows training_rows(const std::vector<LoopExample>& examples,
-                   const std::vector<std::string>& inputs) {
+// Each loop's weight: 1, or its stakes over the mean stakes of the loops with any (so an
+// average loop that counts weighs 1, and loops with nothing at stake change nothing); 1 when
+// no loop has anything at stake (the model then learns that no factor matters).
+std::vector<double> loop_weights(const std::vector<LoopExample>& examples, Weighting weighting) {
+  std::vector<double> weights(examples.size(), 1.0);
+  if (weighting == Weighting::kEqual) return weights;
+  double total = 0;
+  std::size_t counted = 0;
+  for (std::size_t i = 0; i < examples.size(); ++i) {
+    total += weights[i] = stakes(examples[i]);
+    counted += weights[i] > 0;
+  }
+  if (total <= 0) return std::vector<double>(examples.size(), 1.0);
+  for (double& weight : weights) weight *= static_cast<double>(counted) / total;
+  return weights;
+}
+
+// The rows of the loops that weigh something, with targets against the loop's best or against
+// the preferred factor.
+Rows training_rows(const std::vector<LoopExample>& examples, const std::vector<std::string>& inputs,
+                   const TrainingOptions& options, int preferred) {
   Rows rows;
-  for (const LoopExample& loop : examples) {
+  const std::vector<double> weights = loop_weights(examples, options.weighting);
+  for (std::size_t i = 0; i < examples.size(); ++i) {
+    const LoopExample& loop = examples[i];
+    if (weights[i] <= 0) continue;
     std::map<int, double> targets = log_slowdown_targets(loop);
+    const double offset =
+        options.target == Target::kPreferred ? target_of(loop, targets, preferred) : 0;
     for (const auto& [factor, target] : targets) {
       std::vector<float> row = input_row(loop, inputs, factor);
       rows.inputs.insert(rows.inputs.end(), row.begin(), row.end());
-      rows.labels.push_back(static_cast<float>(target));
-      // Every loop weighs the same, one row's weight on average (XGBoost's min_child_weight
-      // counts in those units).
-      rows.weights.push_back(static_cast<float>(17.0 / targets.size()));
+      rows.labels.push_back(static_cast<float>(target - offset));
+      // A loop's rows share its weight, one row's weight on average for a loop of weight 1
+      // (XGBoost's min_child_weight counts in those units).
+      rows.weights.push_back(static_cast<float>(weights[i] * 17.0 / targets.size()));
       ++rows.count;
     }
   }
   return rows;
 }
+
+}  // namespace
+
+double target_of(const LoopExample& loop, const std::map<int, double>& targets, int factor) {
+  if (auto own = targets.find(factor); own != targets.end()) return own->second;
+  return tied_best(loop, factor) ? 0.0 : std::log(slowdown(loop, factor));
+}
+
+namespace {
 
 Matrix matrix_of(const Rows& rows, std::size_t columns) {
   DMatrixHandle handle = nullptr;
@@ -162,13 +195,73 @@ std::vector<model::Range> shape_ranges(const std::vector<LoopExample>& examples,
 
 }  // namespace
 
+Decision select_decision(const std::vector<LoopExample>& examples, const TrainingOptions& options) {
+  std::vector<Decision> candidates;
+  const std::vector<double> margins =
+      options.margins.empty() ? std::vector<double>{options.keep_default_within} : options.margins;
+  for (Preferred preferred : {Preferred::kGcc, Preferred::kBestConstant})
+    if (options.preferred == preferred || options.preferred == Preferred::kSelected)
+      for (double margin : margins) candidates.push_back({preferred, margin});
+  const std::vector<std::string> programs = programs_of(examples);
+  if (candidates.size() == 1 || programs.size() < 2) return candidates.front();
+  const std::size_t folds = std::min<std::size_t>(
+      static_cast<std::size_t>(std::max(options.inner_folds, 2)), programs.size());
+  TrainingOptions inner = options;
+  inner.preferred = Preferred::kGcc;  // the trees do not depend on it under Target::kBest
+  inner.margins.clear();
+  std::vector<double> log_slowdown(candidates.size(), 0.0);  // summed over held-out loops
+  for (std::size_t fold = 0; fold < folds; ++fold) {
+    // Program p (in first-seen order) is held out in fold p mod folds.
+    auto held_out = [&](const LoopExample& loop) {
+      const auto at = std::find(programs.begin(), programs.end(), loop.program);
+      return static_cast<std::size_t>(at - programs.begin()) % folds == fold;
+    };
+    std::vector<LoopExample> training;
+    std::vector<const LoopExample*> training_loops;
+    for (const LoopExample& loop : examples)
+      if (!held_out(loop)) training.push_back(loop);
+    for (const LoopExample& loop : training) training_loops.push_back(&loop);
+    const int best_constant = best_constant_factor(training_loops);
+    model::Model trained;
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      inner.preferred = candidates[c].preferred;
+      inner.keep_default_within = candidates[c].margin;
+      // The trees depend on the preferred factor only under Target::kPreferred, never on the
+      // margin: train once per preferred factor at most (candidates come grouped by it).
+      const bool retrain = c == 0 || (options.target == Target::kPreferred &&
+                                      candidates[c].preferred != candidates[c - 1].preferred);
+      if (retrain) trained = train_model(training, inner);
+      model::Model model = trained;
+      model.prefer = candidates[c].preferred == Preferred::kBestConstant ? best_constant : 0;
+      model.keep_default_within = candidates[c].margin;
+      for (const LoopExample& loop : examples)
+        if (held_out(loop))
+          log_slowdown[c] += std::log(slowdown(loop, predict_factor(model, loop)));
+    }
+  }
+  const auto best = std::min_element(log_slowdown.begin(), log_slowdown.end());
+  return candidates[static_cast<std::size_t>(best - log_slowdown.begin())];
+}
+
 model::Model train_model(const std::vector<LoopExample>& examples, const TrainingOptions& options) {
+  if (!options.margins.empty() || options.preferred == Preferred::kSelected) {
+    const Decision decision = select_decision(examples, options);
+    TrainingOptions chosen = options;
+    chosen.preferred = decision.preferred;
+    chosen.keep_default_within = decision.margin;
+    chosen.margins.clear();
+    return train_model(examples, chosen);
+  }
   model::Model model;
   model.features = model_inputs(examples);
   if (model.features.size() == std::size(model::kFactorInputs))
     throw std::runtime_error(
         "no loop of the dataset has loop table features (docs/formats.md section 3)");
-  Rows rows = training_rows(examples, model.features);
+  std::vector<const LoopExample*> loops;
+  for (const LoopExample& loop : examples) loops.push_back(&loop);
+  const int preferred =
+      options.preferred == Preferred::kBestConstant ? best_constant_factor(loops) : 0;
+  Rows rows = training_rows(examples, model.features, options, preferred);
   if (rows.count == 0) throw std::runtime_error("no loop of the dataset has observations");
   Matrix matrix = matrix_of(rows, model.features.size());
   double weighted = 0, total_weight = 0;  // the start of every prediction: the weighted mean
@@ -188,6 +281,8 @@ model::Model train_model(const std::vector<LoopExample>& examples, const Trainin
       {"nthread", "1"},
       {"seed", "0"},
       {"max_depth", std::to_string(options.max_depth)},
+      {"min_child_weight", fmt::format("{}", options.min_child_weight)},
+      {"lambda", fmt::format("{}", options.lambda)},
       {"eta", fmt::format("{}", options.eta)},
       {"base_score", fmt::format("{}", base)},
       {"verbosity", "0"}};
@@ -198,6 +293,7 @@ model::Model train_model(const std::vector<LoopExample>& examples, const Trainin
 
   for (int factor = 0; factor <= profile::kMaxFactor; ++factor) model.factors.push_back(factor);
   model.keep_default_within = options.keep_default_within;
+  model.prefer = preferred;
   model.base = base;
   model.ranges = shape_ranges(examples, model.features);
   model.trees = dumped_trees(handle);

@@ -7,7 +7,8 @@ same factor; the model reads the features the table reports (trip counts too: th
 whenever a model is given); loops named by unroll= or a profile line (factor 0 included) or by
 `#pragma GCC unroll` are left alone; programs print the same whatever the model picks; a model
 that keeps GCC's choice, or whose ranges exclude every loop, leaves every object byte-identical;
-a malformed model is a GCC error naming the file and line, never an ICE; under -flto the model
+a version-2 model's preferred factor is kept within its margin; a malformed model is a GCC
+error naming the file and line, never an ICE; under -flto the model
 given at compile time sets the factors (the plugin given at link time applies them) and the
 compile step's verify records say so."""
 import collections
@@ -209,6 +210,20 @@ for source in sources:
         failures.check(without_by(records) == unroll_records and messages == unroll_messages,
                        f"{label}: verify records or -fopt-info differ from unroll=*:4's:\n"
                        f"{records}\n{unroll_records}")
+
+# A version-2 model preferring 4 within a margin no prediction clears (its trees favour 8):
+# every loop gets 4 copies, the code of unroll=*:4.
+PREFER4 = write("prefer4.model", picking(8, keep=100, extra_header="prefer 4\n").replace(
+    "looprace-model 1", "looprace-model 2", 1))
+for source in sources:
+    label = f"{source.name} -O2 version-2 model preferring 4"
+    records, messages, obj = compile_verified(source, f"prefer4-{source.stem}", ["-O2"],
+                                              model=PREFER4)
+    check_model_records(label, records, messages, rows_of[source])
+    failures.check(all(r["requested"] == 4 for r in records), f"{label}: requested not 4")
+    _, _, by_unroll = compile_verified(source, f"star4-{source.stem}-O2", ["-O2"], unroll="*:4")
+    failures.check(lib.normalized_object(obj) == lib.normalized_object(by_unroll),
+                   f"{label}: code differs from unroll=*:4")
 
 # The model reads the features of the table: 4 copies below 10 statements, else 2.
 chosen = collections.Counter()
@@ -460,7 +475,7 @@ CASES = [
      ":1: not a looprace model"),
     ("wrong magic after a comment", write("magic2.model", "# c\nlooprace-modle 1\n"),
      ":2: not a looprace model"),
-    ("bad version", write("version.model", HEAD.replace("model 1", "model 2")),
+    ("bad version", write("version.model", HEAD.replace("model 1", "model 3")),
      ":1: unsupported model version"),
     ("unknown feature", write("feature.model", HEAD.replace("stmts", "stmts bogus") +
                               "tree\nleaf 0 0\n"), ":3: unknown feature 'bogus'"),

@@ -87,6 +87,29 @@ TEST(ModelGrammar, KeepsGccsChoiceUnlessAnotherIsFasterByTheMargin) {
   EXPECT_EQ(lm::choose_factor(model, {10, 0}), 8);
 }
 
+TEST(ModelGrammar, Version2KeepsThePreferredFactorUnlessAnotherIsFasterByTheMargin) {
+  std::string text = kModel;
+  text.replace(text.find("model 1"), 7, "model 2");
+  text.insert(text.find("base"), "prefer 8\n");
+  lm::Model model = parse_ok(text);
+  EXPECT_EQ(model.prefer, 8);
+  EXPECT_EQ(model.version, 2);
+  // Small bodies: 4 and 8 are both predicted 0.3; 8 is kept, since it is preferred.
+  EXPECT_EQ(lm::choose_factor(model, {10, 0}), 8);
+  model.prefer = 2;  // 0.6 for 2, 0.3 for 4: faster by more than the margin
+  EXPECT_EQ(lm::choose_factor(model, {10, 0}), 4);
+  model.keep_default_within = 0.31;
+  EXPECT_EQ(lm::choose_factor(model, {10, 0}), 2);
+  model.ranges.push_back({0, 4, 40});  // outside its ranges a loop keeps GCC's choice
+  EXPECT_EQ(lm::choose_factor(model, {41, 0}), 0);
+  // Written as version 2 with its prefer line, read back the same; without one, as version 1.
+  const std::string written = lm::format_model(model);
+  EXPECT_EQ(written.rfind("looprace-model 2\n", 0), 0u) << written;
+  EXPECT_EQ(lm::format_model(parse_ok(written)), written);
+  model.prefer = 0;
+  EXPECT_EQ(lm::format_model(model).rfind("looprace-model 1\n", 0), 0u);
+}
+
 TEST(ModelGrammar, KeepsGccsChoiceForALoopOutsideItsRanges) {
   lm::Model model = parse_ok(std::string(kModel) + "");
   ASSERT_TRUE(model.ranges.empty());
@@ -141,7 +164,9 @@ TEST(ModelGrammar, ReportsEveryMalformedInputWithItsLine) {
   const Case cases[] = {
       {"", 1, "empty model"},
       {"looprace-profile 1\n", 1, "not a looprace model"},
-      {"looprace-model 2\n", 1, "unsupported model version"},
+      {"looprace-model 3\n", 1, "unsupported model version"},
+      {with("base 0.5", "prefer 4"), 6, "needs 'looprace-model 2'"},
+      {with("base 0.5", "prefer 17").replace(0, 16, "looprace-model 2"), 6, "expected 'prefer F'"},
       {with("features stmts factor", "features stmts"), 3, "must name 'factor'"},
       {with("factors 0 1 2 4 8", "factors 0 17"), 4, "bad factor '17'"},
       {with("keep-default-within 0.01", "keep-default-within -1"), 5, "M >= 0"},
