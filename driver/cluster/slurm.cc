@@ -18,15 +18,26 @@ std::string shell_quote(const std::string& word) {
 
 namespace {
 
-// Runs a Slurm command; its stdout, or std::runtime_error with its stderr.
-std::string slurm(const std::string& command) {
+run::ProcessResult run_slurm(const std::string& command) {
   run::ProcessSpec spec;
   spec.command = command;
   spec.timeout = std::chrono::seconds(60);
-  run::ProcessResult result = run::run_process(spec);
-  if (result.ending != run::Ending::exited || result.exit_status != 0)
-    throw std::runtime_error(
-        fmt::format("`{}` failed: {}{}", command, result.err.tail, result.spawn_error));
+  return run::run_process(spec);
+}
+
+bool succeeded(const run::ProcessResult& result) {
+  return result.ending == run::Ending::exited && result.exit_status == 0;
+}
+
+std::runtime_error failure(const std::string& command, const run::ProcessResult& result) {
+  return std::runtime_error(
+      fmt::format("`{}` failed: {}{}", command, result.err.tail, result.spawn_error));
+}
+
+// Runs a Slurm command; its stdout, or std::runtime_error with its stderr.
+std::string slurm(const std::string& command) {
+  run::ProcessResult result = run_slurm(command);
+  if (!succeeded(result)) throw failure(command, result);
   return result.out.head;
 }
 
@@ -49,8 +60,15 @@ std::string Slurm::submit(const std::filesystem::path& script, const std::vector
 
 std::vector<TaskState> Slurm::tasks(const std::string& job) {
   // %K: array index; %T: state; %N: node list. One line per task with -r.
-  std::istringstream lines(slurm("squeue -h -r -j " + shell_quote(job) + " -o '%K %T %N'"));
+  const std::string command = "squeue -h -r -j " + shell_quote(job) + " -o '%K %T %N'";
+  run::ProcessResult result = run_slurm(command);
   std::vector<TaskState> states;
+  // A job the controller no longer knows (purged MinJobAge after it ended, or a controller
+  // started afresh) holds none of its tasks.
+  if (!succeeded(result) && result.err.tail.find("Invalid job id") != std::string::npos)
+    return states;
+  if (!succeeded(result)) throw failure(command, result);
+  std::istringstream lines(result.out.head);
   std::string line;
   while (std::getline(lines, line)) {
     std::istringstream fields(line);

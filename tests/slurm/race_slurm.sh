@@ -90,6 +90,17 @@ grep -q "4 loop(s): 4 decided" grow3.err || fail "the new plan's loops were not 
 [ "$(grep -c "$earlier" grow3.out)" = 4 ] || fail "the assembly raced loops itself: $(cat grow3.out)"
 [ "$(sql grow.db "select count(distinct loop) from decisions where plan like '%7%'")" = 4 ] ||
   fail "grow.db: not 4 decisions by the new plan: $(sql grow.db 'select loop, plan from decisions')"
+# A rerun whose last job the controller has forgotten (purged after it ended) goes on.
+python3 - grow.db.shards/plan.json <<'PY'
+import json, sys
+plan = json.load(open(sys.argv[1]))
+plan["job"] = "987654"
+json.dump(plan, open(sys.argv[1], "w"))
+PY
+"$looprace" race --build "$build_cmd" --run "$run_cmd" "${loop_args[@]}" --factors 0,1,2,4 \
+  --max-samples 7 --confirm 0 --seed 3 --store grow.db --profile grow.profile --slurm \
+  >grow4.out 2>grow4.err || { cat grow4.err; fail "a rerun after the job was purged failed"; }
+[ "$(grep -c "$earlier" grow4.out)" = 4 ] || fail "the rerun raced again: $(cat grow4.out)"
 
 # A task cancelled mid-race: the command fails naming it; the same command resubmits it alone.
 # (the constant plan takes all its 1,500 runs per factor: the task is still racing when cancelled)
