@@ -33,9 +33,9 @@ struct ClusterOptions {
 // The options that choose loops or name this race's own files, and those of the cluster: a
 // task gets every other argument of the command line, and its own loops and files.
 const std::set<std::string> kNotForTasks = {
-    "--loop",          "--hot",       "--coverage", "--budget",        "--nest-passes",
-    "--program-check", "--min-share", "--store",    "--profile",       "--workdir",
-    "--sbatch-arg",    "--per-task",  "--shards",   "--reuse-baseline"};
+    "--loop",          "--hot",       "--coverage", "--budget",         "--nest-passes",
+    "--program-check", "--min-share", "--store",    "--profile",        "--workdir",
+    "--sbatch-arg",    "--per-task",  "--shards",   "--reuse-baseline", "--save-baseline"};
 const std::set<std::string> kFlagsNotForTasks = {"--slurm", "--mixed-nodes", "--together",
                                                  "--force"};
 
@@ -328,10 +328,14 @@ void add_output_options(CLI::App* cmd, race::RaceOptions* options) {
   cmd->add_option("--seed", options->seed, "Seed of the run order and layouts")
       ->capture_default_str();
   cmd->add_flag("--force", options->force, "Use a store of another program or machine anyway");
-  // Hidden: how a sharded race's tasks take the baseline the submitting command built.
+  // Hidden: how a sharded race's tasks take the baseline the submitting command built (and
+  // how a test records one without a cluster).
   cmd->add_option("--reuse-baseline", options->reuse_baseline,
                   "The baseline another command recorded, used when it is what this command "
                   "would build")
+      ->group("");
+  cmd->add_option("--save-baseline", options->save_baseline,
+                  "Where to record this command's baseline for --reuse-baseline")
       ->group("");
 }
 
