@@ -132,8 +132,11 @@ struct LoopRaceRun {
   int factor = 0;  // the loop's factor in that run (alone: its group's representative)
   bool ok = true;
   std::string reason;
+  bool joint = false;                   // a run of loops raced together (race --together)
   std::optional<std::uint64_t> cycles;  // none when the loop has no observation in the run
   std::optional<double> filtered;       // the filtered observation, when there is one
+  std::uint64_t entries = 0;            // of the loop, in its observation
+  std::uint64_t disturbed = 0;          // entries the filter took out
   // The observation of `kind`; none when the run has no such value.
   std::optional<double> value(stats::ObservationKind kind) const {
     if (kind == stats::ObservationKind::kFiltered) return filtered;
@@ -221,6 +224,7 @@ class Store {
   std::set<std::string> decided_loops() const;
   // The hosts whose sessions took race runs of the loop (sessions' `hostname` fact), sorted.
   std::vector<std::string> race_hosts(std::int64_t program, const std::string& loop_id) const;
+
   // How many runs of each kind `program` has (alone or joint), and when its first and last run
   // were taken (empty when it has none).
   struct RunTotals {

@@ -263,8 +263,12 @@ TEST_F(StoreTest, JointRunsAreSeenByEachLoopThroughTheirSlots) {
   ASSERT_EQ(l1.size(), 3u);
   EXPECT_EQ(l1[0].factor, 4);
   EXPECT_EQ(l1[0].cycles, 100u);
+  EXPECT_EQ(l1[0].entries, 10u);
+  EXPECT_FALSE(l1[0].joint);
   EXPECT_EQ(l1[1].factor, 4);
   EXPECT_EQ(l1[1].cycles, 110u);
+  EXPECT_EQ(l1[1].entries, 1u);
+  EXPECT_TRUE(l1[1].joint);
   EXPECT_EQ(l1[2].factor, 0);
   EXPECT_FALSE(l1[2].ok);
   EXPECT_EQ(l1[2].reason, "crashed");
