@@ -51,10 +51,10 @@ report::Session session_of(const SessionRow& row) {
 // The program's run totals and every session, beside the latest session's facts.
 void add_history(const Store& store, std::int64_t program, report::RunContext& c) {
   for (const SessionRow& row : store.sessions()) c.sessions.push_back(session_of(row));
-  Store::RunTotals totals = store.run_totals(program);
-  for (const auto& [kind, count] : totals.count) c.run_counts[to_string(kind)] = count;
-  c.first_run = totals.first_taken;
-  c.last_run = totals.last_taken;
+  const Store::RunTally tally = store.run_tally(program);
+  for (const auto& [kind, runs] : tally.kinds) c.run_counts[to_string(kind)] = runs.count;
+  c.first_run = tally.first_taken;
+  c.last_run = tally.last_taken;
 }
 
 // A run of the loop's own race as the report shows it.
@@ -157,8 +157,8 @@ void describe_loop(report::LoopReport& l, const Store& store, std::int64_t progr
     l.hotness_share_is_bound = h->second.is_bound();
   }
   l.raced_on = store.race_hosts(program, l.id);
-  for (const auto& [kind, tally] : store.run_tally(program, l.id)) {
-    l.runs[kind] = {tally.first, tally.second};
+  for (const auto& [kind, runs] : store.run_tally(program, l.id).kinds) {
+    l.runs[to_string(kind)] = {runs.count, runs.wall_seconds};
   }
   for (const LoopRaceRun& r : data.runs) {
     if (!r.joint) l.race_runs.push_back(race_run_of(r));

@@ -835,15 +835,23 @@ std::vector<std::string> Store::race_hosts(std::int64_t program, const std::stri
   return hosts;
 }
 
-std::map<std::string, std::pair<std::size_t, double>> Store::run_tally(
-    std::int64_t program, const std::string& loop_id) const {
-  Statement q(db_,
-              "SELECT kind, count(*), total(wall_seconds) FROM runs WHERE program=?1 AND "
-              "target_loop=?2 GROUP BY kind");
-  q.bind(1, program).bind(2, loop_id);
-  std::map<std::string, std::pair<std::size_t, double>> out;
-  while (q.step()) out[q.text(0)] = {static_cast<std::size_t>(q.integer(1)), q.real(2)};
-  return out;
+Store::RunTally Store::run_tally(std::int64_t program,
+                                 const std::optional<std::string>& loop_id) const {
+  const std::string sql = fmt::format(
+      "SELECT kind, count(*), total(wall_seconds), min(taken), max(taken) FROM runs WHERE "
+      "program=?1{} GROUP BY kind",
+      loop_id ? " AND target_loop=?2" : "");
+  Statement q(db_, sql.c_str());
+  q.bind(1, program);
+  if (loop_id) q.bind(2, *loop_id);
+  RunTally tally;
+  while (q.step()) {
+    tally.kinds[kind_from_string(q.text(0))] = {static_cast<std::size_t>(q.integer(1)), q.real(2)};
+    const std::string first = q.text(3), last = q.text(4);
+    if (tally.first_taken.empty() || first < tally.first_taken) tally.first_taken = first;
+    tally.last_taken = std::max(tally.last_taken, last);
+  }
+  return tally;
 }
 
 std::optional<double> Store::first_wall_seconds(std::int64_t program, RunKind kind) const {
@@ -905,21 +913,6 @@ class Attached {
  private:
   sqlite3* db_;
 };
-
-Store::RunTotals Store::run_totals(std::int64_t program) const {
-  RunTotals totals;
-  Statement q(db_,
-              "SELECT kind, count(*), min(taken), max(taken) FROM runs WHERE program=? "
-              "GROUP BY kind");
-  q.bind(1, program);
-  while (q.step()) {
-    totals.count[kind_from_string(q.text(0))] = static_cast<std::size_t>(q.integer(1));
-    const std::string first = q.text(2), last = q.text(3);
-    if (totals.first_taken.empty() || first < totals.first_taken) totals.first_taken = first;
-    totals.last_taken = std::max(totals.last_taken, last);
-  }
-  return totals;
-}
 
 Store::MergeCounts Store::merge_from(const Store& other, bool force) {
   if (auto id = other.identity()) bind_identity(*id, force);

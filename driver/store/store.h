@@ -198,10 +198,18 @@ class Store {
                                  const std::string& batch) const;
   // The wall time of the first run of `kind`, if there is one.
   std::optional<double> first_wall_seconds(std::int64_t program, RunKind kind) const;
-  // The runs of each kind the loop's own race took (joint runs serve several loops and are in
-  // none), and their wall time: kind name -> (count, seconds).
-  std::map<std::string, std::pair<std::size_t, double>> run_tally(std::int64_t program,
-                                                                  const std::string& loop_id) const;
+  // How many runs of each kind `program` took and their wall time, and when the first and the
+  // last were taken (empty when there is none): of every run of the program, or of the runs
+  // of `loop_id`'s own race (joint runs serve several loops and are in none).
+  struct RunTally {
+    struct Kind {
+      std::size_t count = 0;
+      double wall_seconds = 0;
+    };
+    std::map<RunKind, Kind> kinds;
+    std::string first_taken, last_taken;
+  };
+  RunTally run_tally(std::int64_t program, const std::optional<std::string>& loop_id = {}) const;
 
   // Loops that have race runs (alone or joint), in the order their races started.
   std::vector<std::string> raced_loops(std::int64_t program) const;
@@ -224,14 +232,6 @@ class Store {
   std::set<std::string> decided_loops() const;
   // The hosts whose sessions took race runs of the loop (sessions' `hostname` fact), sorted.
   std::vector<std::string> race_hosts(std::int64_t program, const std::string& loop_id) const;
-
-  // How many runs of each kind `program` has (alone or joint), and when its first and last run
-  // were taken (empty when it has none).
-  struct RunTotals {
-    std::map<RunKind, std::size_t> count;
-    std::string first_taken, last_taken;
-  };
-  RunTotals run_totals(std::int64_t program) const;
 
   struct ProgramRow {
     std::int64_t id = 0;
