@@ -82,74 +82,77 @@ void FactorVerifier::observe_rtl_loops(function* fun) {
   rtl_bodies_.clear();
 }
 
+FactorVerifier::Outcome FactorVerifier::outcome_before_rtl(const Expectation& expectation) const {
+  Outcome o;
+  if (optimize == 0) {
+    o.how = "not-optimized";
+  } else if (compiled_functions_.count(expectation.function)) {
+    o.applied = 0;
+    o.how = "complete-tree";
+  } else {
+    // Its function was dropped (never called), or inlined only into functions that were
+    // dropped too.
+    o.applied = -1;
+    o.how = "not-found";
+  }
+  return o;
+}
+
+FactorVerifier::Outcome FactorVerifier::outcome_at_rtl(const Expectation& expectation) {
+  // Several RTL loops can share the location. Within one function they are one copy of the
+  // loop (vector loop and epilogue): the most unrolled is its body. Across functions
+  // (inlined copies) the least unrolled is reported, so a refusal is never hidden.
+  std::map<std::string, const Observation*> body_per_function;
+  for (const Observation& observation : expectation.observations) {
+    const Observation*& body = body_per_function[observation.function];
+    // Equally unrolled, the vector loop is the body and the scalar epilogue is not.
+    if (!body || observation.copies > body->copies ||
+        (observation.copies == body->copies && observation.body.vector > body->body.vector))
+      body = &observation;
+  }
+  Outcome o;
+  const Observation* best = nullptr;
+  for (const auto& [function, body] : body_per_function) {
+    o.copies.push_back(body->copies);
+    o.calls = std::max(o.calls, static_cast<int>(body->body.calls));
+    o.innermost = o.innermost && body->innermost;
+    if (!best || body->copies < best->copies) best = body;
+  }
+  o.applied = best->copies;
+  o.rtl = &best->body;
+  const int requested = expectation.requested;
+  if (requested >= 2 && o.applied < requested) {
+    o.how = why_fewer(*best, requested);
+  } else if (requested == 0) {
+    o.how = "heuristic";
+  }
+  return o;
+}
+
+std::string FactorVerifier::why_fewer(const Observation& body, int requested) {
+  if (!body.innermost) return "not-innermost";
+  if (body.cold) return "cold";
+  if (body.decision == LPT_UNROLL_RUNTIME || body.decision == LPT_UNROLL_STUPID)
+    return "runtime-pow2";
+  if (body.constant_niter >= 0 && body.constant_niter + 1 < requested) return "too-few-iterations";
+  return "too-big";
+}
+
 std::string FactorVerifier::records() const {
   std::string lines;
   for (const Expectation& expectation : expected_) {
-    int applied = 1;
-    std::string how;
-    std::vector<int> copies;           // applied, per function holding a copy of the loop
-    int calls = -1;                    // most calls left in any copy; -1: no copy reached RTL
-    bool innermost = true;             // every copy is innermost at RTL (inlining can nest loops)
-    const RtlFeatures* rtl = nullptr;  // the reported copy's body
-    if (expectation.observations.empty()) {
-      if (optimize == 0) {
-        how = "not-optimized";
-      } else if (compiled_functions_.count(expectation.function)) {
-        applied = 0;
-        how = "complete-tree";
-      } else {
-        // Its function was dropped (never called), or inlined only into functions that were
-        // dropped too.
-        applied = -1;
-        how = "not-found";
-      }
-    } else {
-      // Several RTL loops can share the location. Within one function they are one copy of the
-      // loop (vector loop and epilogue): the most unrolled is its body. Across functions
-      // (inlined copies) the least unrolled is reported, so a refusal is never hidden.
-      std::map<std::string, const Observation*> body_per_function;
-      for (const Observation& observation : expectation.observations) {
-        const Observation*& body = body_per_function[observation.function];
-        // Equally unrolled, the vector loop is the body and the scalar epilogue is not.
-        if (!body || observation.copies > body->copies ||
-            (observation.copies == body->copies && observation.body.vector > body->body.vector))
-          body = &observation;
-      }
-      const Observation* best = nullptr;
-      for (const auto& [function, body] : body_per_function) {
-        copies.push_back(body->copies);
-        calls = std::max(calls, static_cast<int>(body->body.calls));
-        innermost = innermost && body->innermost;
-        if (!best || body->copies < best->copies) best = body;
-      }
-      applied = best->copies;
-      rtl = &best->body;
-      int requested = expectation.requested;
-      if (requested >= 2 && applied < requested) {
-        if (!best->innermost)
-          how = "not-innermost";
-        else if (best->cold)
-          how = "cold";
-        else if (best->decision == LPT_UNROLL_RUNTIME || best->decision == LPT_UNROLL_STUPID)
-          how = "runtime-pow2";
-        else if (best->constant_niter >= 0 && best->constant_niter + 1 < requested)
-          how = "too-few-iterations";
-        else
-          how = "too-big";
-      } else if (requested == 0) {
-        how = "heuristic";
-      }
-    }
+    const Outcome o = expectation.observations.empty() ? outcome_before_rtl(expectation)
+                                                       : outcome_at_rtl(expectation);
     nlohmann::ordered_json record = {{"v", 1},
                                      {"id", expectation.id},
                                      {"requested", expectation.requested},
-                                     {"applied", applied},
-                                     {"how", how},
-                                     {"copies", copies},
-                                     {"calls", calls},
-                                     {"innermost", innermost}};
+                                     {"applied", o.applied},
+                                     {"how", o.how},
+                                     {"copies", o.copies},
+                                     {"calls", o.calls},
+                                     {"innermost", o.innermost}};
     if (expectation.by_model) record["by"] = "model";
-    if (rtl) record["rtl"] = rtl_json(*rtl);
+    if (o.rtl) record["rtl"] = rtl_json(*o.rtl);
     lines += record.dump() + "\n";
   }
   return lines;

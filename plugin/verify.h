@@ -53,8 +53,24 @@ class FactorVerifier {
     std::vector<Observation> observations;
   };
 
+  // What the unrollers did to one expected loop, as its record tells it.
+  struct Outcome {
+    int applied = 1;
+    std::string how;
+    std::vector<int> copies;           // applied, per function holding a copy of the loop
+    int calls = -1;                    // most calls left in any copy; -1: no copy reached RTL
+    bool innermost = true;             // every copy is innermost at RTL (inlining can nest loops)
+    const RtlFeatures* rtl = nullptr;  // the reported copy's body
+  };
+
   // The expectations an RTL loop of fun is a copy of.
   std::vector<std::size_t> expectations_of(function* fun, class loop* loop) const;
+  // The outcome of a loop no copy of which reached the RTL unroller.
+  Outcome outcome_before_rtl(const Expectation& expectation) const;
+  // The outcome of a loop the RTL unroller saw, from its copies there.
+  static Outcome outcome_at_rtl(const Expectation& expectation);
+  // Why the RTL unroller made fewer copies of `body` than `requested`.
+  static std::string why_fewer(const Observation& body, int requested);
 
   std::vector<Expectation> expected_;
   LoopIndex loops_;                           // expected_ by loop

@@ -59,6 +59,7 @@ std::vector<double> read_sample(const std::string& name) {
   return values;
 }
 
+// One pair's result as one JSON object (--json).
 nlohmann::json to_json(const std::string& a, const std::string& b,
                        const stats::SpeedupTestResult& r) {
   const auto normality = [](const std::optional<stats::ShapiroWilk>& sw) -> nlohmann::json {
@@ -90,6 +91,7 @@ nlohmann::json to_json(const std::string& a, const std::string& b,
           {"ratio_explanation", r.ratio_explanation}};
 }
 
+// One pair's result as text: both samples, the speedup with its intervals, the verdict.
 void print_text(const std::string& a, const std::string& b, const stats::SpeedupTestResult& r) {
   const auto normality = [](const std::optional<stats::ShapiroWilk>& sw, std::size_t n) {
     if (sw) return fmt::format("Shapiro-Wilk W={:.4f} p={:.4g}", sw->w, sw->p_value);
@@ -109,8 +111,59 @@ void print_text(const std::string& a, const std::string& b, const stats::Speedup
   std::printf("  verdict: %s - %s\n", stats::verdict_name(r.verdict), r.explanation.c_str());
 }
 
+// The set-level summary of several pairs: how many improved (with a confidence interval of
+// the proportion) and the weighted overall gain, as JSON or text.
+void print_set_summary(const stats::SetSummary& s, bool json) {
+  if (json) {
+    const nlohmann::json summary = {
+        {"set_summary",
+         {{"cases", s.cases},
+          {"improved", s.improved},
+          {"proportion", s.proportion},
+          {"proportion_ci", {s.proportion_interval.lower, s.proportion_interval.upper}},
+          {"overall_gain", s.overall_gain},
+          {"confidence", s.confidence}}}};
+    std::printf("%s\n", summary.dump().c_str());
+  } else {
+    std::printf(
+        "set: %zu of %zu cases faster (%.1f%%, %.0f%% CI %.1f%%..%.1f%%); weighted "
+        "overall gain %.2f%% of the baseline time\n",
+        s.improved, s.cases, 100.0 * s.proportion, 100.0 * s.confidence,
+        100.0 * s.proportion_interval.lower, 100.0 * s.proportion_interval.upper,
+        100.0 * s.overall_gain);
+  }
+}
+
+// Runs the Speedup-Test on each pair of files, printing each result as it comes, then the set
+// summary when there are several pairs. Throws naming the pair whose samples cannot be tested.
+void compare(const CompareOptions& options) {
+  const auto& files = options.files;
+  if (files.size() % 2 != 0)
+    throw std::runtime_error(fmt::format(
+        "compare: expected pairs of files (BASELINE CANDIDATE ...), got {} file(s)", files.size()));
+  if (std::count(files.begin(), files.end(), "-") > 1)
+    throw std::runtime_error("compare: '-' (standard input) may be given only once");
+  std::vector<stats::SpeedupTestResult> results;
+  for (std::size_t i = 0; i < files.size(); i += 2) {
+    try {
+      results.push_back(stats::speedup_test(read_sample(files[i]), read_sample(files[i + 1]),
+                                            options.confidence));
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(fmt::format("{} vs {}: {}", files[i], files[i + 1], e.what()));
+    }
+    const auto& r = results.back();
+    if (options.json)
+      std::printf("%s\n", to_json(files[i], files[i + 1], r).dump().c_str());
+    else
+      print_text(files[i], files[i + 1], r);
+  }
+  if (results.size() < 2) return;
+  print_set_summary(stats::summarize_set(results, options.confidence), options.json);
+}
+
 }  // namespace
 
+// `looprace compare`: its options and help, the work done by compare().
 void add_compare_command(CLI::App& app) {
   auto options = std::make_shared<CompareOptions>();
   auto* cmd = app.add_subcommand(
@@ -124,49 +177,7 @@ void add_compare_command(CLI::App& app) {
   cmd->footer(R"(With several pairs, also prints the weighted overall gain and the proportion of
 improved cases with its confidence interval. Example:
   looprace compare base.txt unrolled.txt --confidence 0.99)");
-  cmd->callback([options] {
-    const auto& files = options->files;
-    if (files.size() % 2 != 0)
-      throw std::runtime_error(
-          fmt::format("compare: expected pairs of files (BASELINE CANDIDATE ...), got {} file(s)",
-                      files.size()));
-    if (std::count(files.begin(), files.end(), "-") > 1)
-      throw std::runtime_error("compare: '-' (standard input) may be given only once");
-    std::vector<stats::SpeedupTestResult> results;
-    for (std::size_t i = 0; i < files.size(); i += 2) {
-      try {
-        results.push_back(stats::speedup_test(read_sample(files[i]), read_sample(files[i + 1]),
-                                              options->confidence));
-      } catch (const std::invalid_argument& e) {
-        throw std::runtime_error(fmt::format("{} vs {}: {}", files[i], files[i + 1], e.what()));
-      }
-      const auto& r = results.back();
-      if (options->json)
-        std::printf("%s\n", to_json(files[i], files[i + 1], r).dump().c_str());
-      else
-        print_text(files[i], files[i + 1], r);
-    }
-    if (results.size() < 2) return;
-    const stats::SetSummary s = stats::summarize_set(results, options->confidence);
-    if (options->json) {
-      const nlohmann::json summary = {
-          {"set_summary",
-           {{"cases", s.cases},
-            {"improved", s.improved},
-            {"proportion", s.proportion},
-            {"proportion_ci", {s.proportion_interval.lower, s.proportion_interval.upper}},
-            {"overall_gain", s.overall_gain},
-            {"confidence", s.confidence}}}};
-      std::printf("%s\n", summary.dump().c_str());
-    } else {
-      std::printf(
-          "set: %zu of %zu cases faster (%.1f%%, %.0f%% CI %.1f%%..%.1f%%); weighted "
-          "overall gain %.2f%% of the baseline time\n",
-          s.improved, s.cases, 100.0 * s.proportion, 100.0 * s.confidence,
-          100.0 * s.proportion_interval.lower, 100.0 * s.proportion_interval.upper,
-          100.0 * s.overall_gain);
-    }
-  });
+  cmd->callback([options] { compare(*options); });
 }
 
 }  // namespace looprace::cli

@@ -33,9 +33,9 @@ struct ClusterOptions {
 // The options that choose loops or name this race's own files, and those of the cluster: a
 // task gets every other argument of the command line, and its own loops and files.
 const std::set<std::string> kNotForTasks = {
-    "--loop",          "--hot",       "--coverage", "--budget",        "--nest-passes",
-    "--program-check", "--min-share", "--store",    "--profile",       "--workdir",
-    "--sbatch-arg",    "--per-task",  "--shards",   "--reuse-baseline"};
+    "--loop",          "--hot",       "--coverage", "--budget",         "--nest-passes",
+    "--program-check", "--min-share", "--store",    "--profile",        "--workdir",
+    "--sbatch-arg",    "--per-task",  "--shards",   "--reuse-baseline", "--save-baseline"};
 const std::set<std::string> kFlagsNotForTasks = {"--slurm", "--mixed-nodes", "--together",
                                                  "--force"};
 
@@ -98,7 +98,8 @@ std::string describe_speedup(const plans::LoopDecision& d) {
       stats::verdict_name(s->ratio_verdict), s->ratio_explanation);
 }
 
-void print_summary(const race::RaceSummary& summary) {
+// The machine line and its warnings: what the timings below were taken on.
+void print_machine(const race::RaceSummary& summary) {
   const run::MachineFacts& m = summary.facts;
   std::printf("\nmachine: %s, %u CPUs, %s", m.cpu_model.c_str(), m.cores, m.compiler.c_str());
   if (summary.tsc_hz) std::printf(", TSC %.3f GHz", *summary.tsc_hz / 1e9);
@@ -109,35 +110,41 @@ void print_summary(const race::RaceSummary& summary) {
     for (const auto& w : summary.facts.warnings) std::printf("warning: %s\n", w.c_str());
     std::printf("\n");
   }
-  std::size_t k = 0;
-  for (const auto& o : summary.loops) {
-    ++k;
-    const auto& d = o.decision;
-    std::string hot = o.hotness_share
-                          ? fmt::format("  ({})", report::hotness_text(*o.hotness_share,
-                                                                       o.hotness_share_is_bound))
-                          : "";
-    std::printf("loop %zu/%zu  %s  %s  %s%s\n", k, summary.loops.size(), o.loop.id.c_str(),
-                o.loop.location().c_str(), o.loop.name.c_str(), hot.c_str());
-    std::vector<std::string> samples;
-    for (const auto& [factor, n] : d.samples) samples.push_back(fmt::format("{}:{}", factor, n));
-    std::printf("  chosen factor %d   winners {%s}%s\n", d.chosen,
-                fmt::format("{}", fmt::join(d.winners, ",")).c_str(),
-                d.cap_hit ? "   (sample cap hit: the winners could not be told apart)" : "");
-    std::printf("  samples per raced factor  %s\n",
-                fmt::format("{}", fmt::join(samples, " ")).c_str());
-    std::printf("  vs factor 0: %s\n", describe_speedup(d).c_str());
-    if (std::string base = o.loop.features.value("base", ""); !base.empty()) {
-      std::printf("  base: %s (factor 0 is what GCC does with these flags)\n", base.c_str());
-    }
-    if (o.decided_earlier) {
-      std::printf("  (decided by an earlier run of this command; nothing was run)\n");
-    } else if (o.replayed > 0) {
-      std::printf("  resumed: %zu observations from the store, %zu new\n", o.replayed, o.measured);
-    }
-    for (const auto& n : o.notes) std::printf("  note: %s\n", n.c_str());
+}
+
+// Loop `k` of `count`: where it is, the factor chosen among the winners, the samples, the
+// speedup over factor 0, and how it was decided (earlier, resumed) with the race's notes.
+void print_loop(std::size_t k, std::size_t count, const race::LoopOutcome& o) {
+  const auto& d = o.decision;
+  std::string hot =
+      o.hotness_share
+          ? fmt::format("  ({})", report::hotness_text(*o.hotness_share, o.hotness_share_is_bound))
+          : "";
+  std::printf("loop %zu/%zu  %s  %s  %s%s\n", k, count, o.loop.id.c_str(),
+              o.loop.location().c_str(), o.loop.name.c_str(), hot.c_str());
+  std::vector<std::string> samples;
+  for (const auto& [factor, n] : d.samples) samples.push_back(fmt::format("{}:{}", factor, n));
+  std::printf("  chosen factor %d   winners {%s}%s\n", d.chosen,
+              fmt::format("{}", fmt::join(d.winners, ",")).c_str(),
+              d.cap_hit ? "   (sample cap hit: the winners could not be told apart)" : "");
+  std::printf("  samples per raced factor  %s\n",
+              fmt::format("{}", fmt::join(samples, " ")).c_str());
+  std::printf("  vs factor 0: %s\n", describe_speedup(d).c_str());
+  if (std::string base = o.loop.features.value("base", ""); !base.empty()) {
+    std::printf("  base: %s (factor 0 is what GCC does with these flags)\n", base.c_str());
   }
-  if (const auto& c = summary.program_check; c && !c->failure.empty()) {
+  if (o.decided_earlier) {
+    std::printf("  (decided by an earlier run of this command; nothing was run)\n");
+  } else if (o.replayed > 0) {
+    std::printf("  resumed: %zu observations from the store, %zu new\n", o.replayed, o.measured);
+  }
+  for (const auto& n : o.notes) std::printf("  note: %s\n", n.c_str());
+}
+
+// The whole-program check of the profile's changes, when one ran: its speedup, or why the
+// changes were withdrawn.
+void print_program_check(const std::optional<race::ProgramCheck>& c) {
+  if (c && !c->failure.empty()) {
     std::printf("\nwhole program with the profile's %zu change(s): %s; the changes are withdrawn\n",
                 c->changes.size(), c->failure.c_str());
   } else if (c) {
@@ -148,6 +155,15 @@ void print_summary(const race::RaceSummary& summary) {
         c->withdrawn ? "; the changes are withdrawn: the profile keeps GCC's choice for every loop"
                      : "");
   }
+}
+
+// What a race prints when it ends: the machine, each loop's decision, the whole-program check,
+// and where the profile and the store are.
+void print_summary(const race::RaceSummary& summary) {
+  print_machine(summary);
+  for (std::size_t k = 0; k < summary.loops.size(); ++k)
+    print_loop(k + 1, summary.loops.size(), summary.loops[k]);
+  print_program_check(summary.program_check);
   std::printf("\nprofile: %s\nstore:   %s\n", summary.profile.c_str(), summary.store.c_str());
   std::printf("elapsed: %.1f s\n", summary.elapsed_seconds);
   std::printf("apply with: looprace apply --profile %s\n", summary.profile.c_str());
@@ -328,10 +344,14 @@ void add_output_options(CLI::App* cmd, race::RaceOptions* options) {
   cmd->add_option("--seed", options->seed, "Seed of the run order and layouts")
       ->capture_default_str();
   cmd->add_flag("--force", options->force, "Use a store of another program or machine anyway");
-  // Hidden: how a sharded race's tasks take the baseline the submitting command built.
+  // Hidden: how a sharded race's tasks take the baseline the submitting command built (and
+  // how a test records one without a cluster).
   cmd->add_option("--reuse-baseline", options->reuse_baseline,
                   "The baseline another command recorded, used when it is what this command "
                   "would build")
+      ->group("");
+  cmd->add_option("--save-baseline", options->save_baseline,
+                  "Where to record this command's baseline for --reuse-baseline")
       ->group("");
 }
 

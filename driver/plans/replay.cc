@@ -184,62 +184,94 @@ std::size_t LoopData::rounds() const {
   return fewest;
 }
 
-Dataset read_dataset_csv(std::istream& in, const std::string& source) {
-  std::string line;
+namespace {
+
+// The lines of a CSV source, counted, without a trailing CR; fail() throws naming the source
+// and the line read last.
+struct CsvLines {
+  std::istream& in;
+  const std::string& source;
   std::size_t line_number = 0;
-  const auto fail = [&](const std::string& what) {
-    throw std::invalid_argument(fmt::format("{}:{}: {}", source, line_number, what));
-  };
-  while (std::getline(in, line)) {
+
+  // The next line, false at the end.
+  bool next(std::string& line) {
+    if (!std::getline(in, line)) return false;
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty()) break;
+    return true;
   }
-  if (line != "loop,version,cycles") fail("expected the header 'loop,version,cycles'");
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::invalid_argument(fmt::format("{}:{}: {}", source, line_number, what));
+  }
+};
+
+// One observation row: a loop, its version and the cycles of one run.
+struct CsvObservation {
+  std::string loop, version;
+  double cycles = 0.0;
+};
+
+// Parses a row `loop,version,cycles`; fails on another number of fields, cycles that are not a
+// finite number above 0, or an empty loop or version.
+CsvObservation parse_observation(const std::string& line, const CsvLines& lines) {
+  const auto first = line.find(',');
+  const auto second = first == std::string::npos ? first : line.find(',', first + 1);
+  if (second == std::string::npos || line.find(',', second + 1) != std::string::npos)
+    lines.fail("expected 3 fields: loop,version,cycles");
+  CsvObservation o{line.substr(0, first), line.substr(first + 1, second - first - 1)};
+  const std::string text = line.substr(second + 1);
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), o.cycles);
+  if (ec != std::errc() || ptr != text.data() + text.size())
+    lines.fail("cycles '" + text + "' is not a number");
+  if (!std::isfinite(o.cycles) || o.cycles <= 0.0)
+    lines.fail("cycles must be finite and > 0, got " + text);
+  if (o.loop.empty() || o.version.empty()) lines.fail("empty loop or version");
+  return o;
+}
+
+// One loop's observations by version, the versions sorted numerically when all are integers;
+// throws for a version with fewer than 2 observations, which no plan can compare.
+LoopData loop_data(const std::string& name, std::map<std::string, std::vector<double>>& versions,
+                   const std::string& source) {
+  LoopData loop;
+  loop.loop = name;
+  for (const auto& [version, cycles] : versions) loop.versions.push_back(version);
+  if (std::all_of(loop.versions.begin(), loop.versions.end(), is_integer))
+    std::sort(
+        loop.versions.begin(), loop.versions.end(),
+        [](const std::string& a, const std::string& b) { return std::stol(a) < std::stol(b); });
+  for (const std::string& version : loop.versions) {
+    auto& cycles = versions[version];
+    if (cycles.size() < 2)
+      throw std::invalid_argument(
+          fmt::format("{}: loop {} version {} has {} observation(s), need 2", source, name, version,
+                      cycles.size()));
+    loop.cycles.push_back(std::move(cycles));
+  }
+  return loop;
+}
+
+}  // namespace
+
+Dataset read_dataset_csv(std::istream& in, const std::string& source) {
+  CsvLines lines{in, source};
+  std::string line;
+  while (lines.next(line) && line.empty()) {
+  }
+  if (line != "loop,version,cycles") lines.fail("expected the header 'loop,version,cycles'");
 
   std::vector<std::string> loop_order;
   std::map<std::string, std::map<std::string, std::vector<double>>> rows;
-  while (std::getline(in, line)) {
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  while (lines.next(line)) {
     if (line.empty()) continue;
-    const auto first = line.find(',');
-    const auto second = first == std::string::npos ? first : line.find(',', first + 1);
-    if (second == std::string::npos || line.find(',', second + 1) != std::string::npos)
-      fail("expected 3 fields: loop,version,cycles");
-    const std::string loop = line.substr(0, first);
-    const std::string version = line.substr(first + 1, second - first - 1);
-    const std::string text = line.substr(second + 1);
-    double cycles = 0.0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), cycles);
-    if (ec != std::errc() || ptr != text.data() + text.size())
-      fail("cycles '" + text + "' is not a number");
-    if (!std::isfinite(cycles) || cycles <= 0.0) fail("cycles must be finite and > 0, got " + text);
-    if (loop.empty() || version.empty()) fail("empty loop or version");
-    if (!rows.count(loop)) loop_order.push_back(loop);
-    rows[loop][version].push_back(cycles);
+    CsvObservation o = parse_observation(line, lines);
+    if (!rows.count(o.loop)) loop_order.push_back(o.loop);
+    rows[o.loop][o.version].push_back(o.cycles);
   }
   if (loop_order.empty()) throw std::invalid_argument(source + ": no observations");
 
   Dataset data;
-  for (const std::string& name : loop_order) {
-    LoopData loop;
-    loop.loop = name;
-    for (const auto& [version, cycles] : rows[name]) loop.versions.push_back(version);
-    if (std::all_of(loop.versions.begin(), loop.versions.end(), is_integer))
-      std::sort(
-          loop.versions.begin(), loop.versions.end(),
-          [](const std::string& a, const std::string& b) { return std::stol(a) < std::stol(b); });
-    for (const std::string& version : loop.versions) {
-      auto& cycles = rows[name][version];
-      if (cycles.size() < 2)
-        throw std::invalid_argument(
-            fmt::format("{}: loop {} version {} has {} observation(s), need 2", source, name,
-                        version, cycles.size()));
-      loop.cycles.push_back(std::move(cycles));
-    }
-    data.push_back(std::move(loop));
-  }
+  for (const std::string& name : loop_order) data.push_back(loop_data(name, rows[name], source));
   return data;
 }
 

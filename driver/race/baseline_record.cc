@@ -13,6 +13,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// 2: the key names the compiler and the CPU model apart (1 joined them).
+constexpr int kFormat = 2;
+
 // Size and modification time of a file: a plugin, runtime or driver rebuilt since is another.
 std::string file_stamp(const fs::path& file) {
   std::error_code error;
@@ -20,6 +23,21 @@ std::string file_stamp(const fs::path& file) {
   if (error) return "missing";
   return fmt::format("{}:{}", size, fs::last_write_time(file).time_since_epoch().count());
 }
+
+// The parts of a record's key, in the order a mismatch is told, with the words that tell it.
+constexpr std::pair<const char*, const char*> kKeyParts[] = {
+    {"build_command", "the build command differs"},
+    {"run_command", "the run command differs"},
+    {"srcdir", "the source directory differs"},
+    {"check_files", "the checked files differ"},
+    {"compiler", "the compiler differs"},
+    {"cpu_model", "the CPU model differs"},
+    {"cc", "the C compiler command differs"},
+    {"cxx", "the C++ compiler command differs"},
+    {"plugin", "the plugin file differs"},
+    {"runtime", "the runtime file differs"},
+    {"looprace", "the looprace executable differs"},
+};
 
 // What must be the same for the recorded build to be the build this command would make.
 json record_key(const Workspace& ws, const run::MachineFacts& facts) {
@@ -30,12 +48,26 @@ json record_key(const Workspace& ws, const run::MachineFacts& facts) {
           {"run_command", ws.run_command},
           {"srcdir", ws.srcdir.string()},
           {"check_files", check_files},
-          {"machine", facts.cpu_model + " | " + facts.compiler},
+          {"compiler", facts.compiler},
+          {"cpu_model", facts.cpu_model},
           {"cc", ws.toolchain.cc},
           {"cxx", ws.toolchain.cxx},
           {"plugin", {ws.toolchain.plugin.string(), file_stamp(ws.toolchain.plugin)}},
           {"runtime", {ws.toolchain.runtime.string(), file_stamp(ws.toolchain.runtime)}},
           {"looprace", {driver.string(), file_stamp(driver)}}};
+}
+
+// Why a record of key `recorded` is not this command's (`current`): each part that differs,
+// with both values, so that the announcement says what changed; "" when none does.
+std::string key_difference(const json& recorded, const json& current) {
+  std::string why;
+  for (const auto& [part, words] : kKeyParts) {
+    const json was = recorded.is_object() && recorded.contains(part) ? recorded.at(part) : json();
+    if (was == current.at(part)) continue;
+    why += fmt::format("{}{} (recorded: {}; this command: {})", why.empty() ? "" : "; ", words,
+                       was.is_null() ? "none" : was.dump(), current.at(part).dump());
+  }
+  return why;
 }
 
 // Bytes as hex digits: captured output need not be UTF-8, which JSON text must be.
@@ -50,6 +82,7 @@ std::string to_hex(const std::string& bytes) {
   return hex;
 }
 
+// The bytes to_hex wrote.
 std::string from_hex(const std::string& hex) {
   std::string bytes;
   for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
@@ -57,6 +90,7 @@ std::string from_hex(const std::string& hex) {
   return bytes;
 }
 
+// Captured output (a digest, a size and its first and last bytes) as JSON, and back.
 json captured_json(const run::CapturedOutput& c) {
   return {
       {"digest", c.digest}, {"size", c.size}, {"head", to_hex(c.head)}, {"tail", to_hex(c.tail)}};
@@ -94,6 +128,7 @@ json reference_json(const run::RunResult& r) {
           {"files", files}};
 }
 
+// The reference run reference_json wrote; throws when a part of it is missing.
 run::RunResult reference_from(const json& j) {
   run::RunResult r;
   r.process.ending = static_cast<run::Ending>(j.at("ending").get<int>());
@@ -137,6 +172,35 @@ void copy_build(const fs::path& from, const fs::path& to, const std::string& cod
   fs::rename(partial, to);
 }
 
+// The record in `record` as JSON, or nullopt with `why` set: there is none, it is not JSON,
+// or it is not a record of this format (one an older looprace wrote).
+std::optional<json> read_record(const fs::path& record, std::string& why) {
+  std::ifstream in(record);
+  if (!in) {
+    why =
+        (fs::exists(record) ? "cannot open the record " : "there is no record ") + record.string();
+    return std::nullopt;
+  }
+  try {
+    json j = json::parse(in);
+    if (j.is_object() && j.value("format", json()) == kFormat && j.contains("key")) return j;
+    why = fmt::format("{} is not a baseline record of format {}", record.string(), kFormat);
+  } catch (const json::parse_error& e) {
+    why = fmt::format("{} is not valid JSON: {}", record.string(), e.what());
+  }
+  return std::nullopt;
+}
+
+// Why the build in `dir` is not the recorded one of code digest `code` (removed, or its code
+// changed since it was recorded); "" when it is.
+std::string build_difference(const fs::path& dir, const std::string& code) {
+  if (!fs::is_directory(dir)) return fmt::format("the recorded build {} is missing", dir.string());
+  const std::string now = build::code_identity(dir).digest;
+  if (now == code) return "";
+  return fmt::format("{} no longer holds the recorded build (code digest {}, recorded {})",
+                     dir.string(), now, code);
+}
+
 }  // namespace
 
 void save_baseline_record(const fs::path& record, const Workspace& ws,
@@ -146,7 +210,7 @@ void save_baseline_record(const fs::path& record, const Workspace& ws,
   const fs::path copy = fs::absolute(record).parent_path() / ("baseline-" + code);
   fs::create_directories(copy.parent_path());
   copy_build(baseline.dir, copy, code);
-  const json j = {{"format", 1},
+  const json j = {{"format", kFormat},
                   {"key", record_key(ws, facts)},
                   {"code", code},
                   {"dir", copy.string()},
@@ -160,26 +224,18 @@ void save_baseline_record(const fs::path& record, const Workspace& ws,
 std::optional<ReusedBaseline> load_baseline_record(const fs::path& record, const Workspace& ws,
                                                    const run::MachineFacts& facts,
                                                    std::string& why) {
-  std::ifstream in(record);
-  const json j = in ? json::parse(in, nullptr, /*allow_exceptions=*/false) : json();
-  if (!j.is_object() || j.value("format", 0) != 1) {
-    why = fmt::format("no readable record {}", record.string());
-    return std::nullopt;
-  }
-  if (j.at("key") != record_key(ws, facts)) {
-    why = "it was built by another command, compiler, CPU model or looprace";
-    return std::nullopt;
-  }
+  const std::optional<json> j = read_record(record, why);
+  if (!j) return std::nullopt;
+  why = key_difference(j->at("key"), record_key(ws, facts));
+  if (!why.empty()) return std::nullopt;
   try {
     ReusedBaseline r;
-    r.baseline.dir = j.at("dir").get<std::string>();
-    if (build::code_identity(r.baseline.dir).digest != j.at("code").get<std::string>()) {
-      why = fmt::format("{} no longer holds the recorded build", r.baseline.dir.string());
-      return std::nullopt;
-    }
-    r.baseline.build_seconds = j.at("build_seconds").get<double>();
+    r.baseline.dir = j->at("dir").get<std::string>();
+    why = build_difference(r.baseline.dir, j->at("code").get<std::string>());
+    if (!why.empty()) return std::nullopt;
+    r.baseline.build_seconds = j->at("build_seconds").get<double>();
     read_baseline(ws, r.baseline, table_file(r.baseline.dir), verify_file(r.baseline.dir));
-    r.reference = reference_from(j.at("reference"));
+    r.reference = reference_from(j->at("reference"));
     return r;
   } catch (const std::exception& e) {
     why = fmt::format("{} cannot be read: {}", record.string(), e.what());

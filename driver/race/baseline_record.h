@@ -28,8 +28,11 @@ void save_baseline_record(const std::filesystem::path& record, const Workspace& 
                           const run::MachineFacts& facts, const Baseline& baseline,
                           const run::RunResult& reference);
 
-// The recorded baseline, or nullopt with `why` set when there is no record or it does not
-// provably match this command's workspace and machine.
+// The recorded baseline, or nullopt with `why` saying what keeps it from use: there is no
+// record, it is not a record of this format, a part of its key (build or run command, source
+// directory, checked files, compiler, CPU model, compiler commands, plugin, runtime or looprace
+// file) differs from this command's workspace and machine, or the copied build's code is no
+// longer the recorded code.
 std::optional<ReusedBaseline> load_baseline_record(const std::filesystem::path& record,
                                                    const Workspace& ws,
                                                    const run::MachineFacts& facts,

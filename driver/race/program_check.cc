@@ -38,7 +38,7 @@ std::optional<ProgramCheck> Racer::check_program(const std::vector<LoopOutcome>&
   p.loop_label = fmt::format("{} change(s)", changes.size());
   report(p);
 
-  const std::filesystem::path base = ws_.workdir / "baseline";  // plain: nothing instrumented
+  const std::filesystem::path base = plain_dir_;  // nothing instrumented, no factor applied
   const std::filesystem::path dir = ws_.workdir / "program-check";
   build::prepare_fresh(dir);
   build::VariantSpec spec;

@@ -444,6 +444,7 @@ void Racer::baseline_and_reference() {
     reference_ = reference_run(ws_, baseline_);
     baseline_origin_ = why.empty() ? "built" : "built: the recorded one was not reusable: " + why;
   }
+  plain_dir_ = baseline_.dir;
   RaceProgress p;
   p.announcement = "baseline: " + baseline_origin_;
   if (!options_.reuse_baseline.empty()) report(p);

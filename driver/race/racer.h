@@ -176,6 +176,9 @@ class Racer {
   std::optional<store::Store> store_;
   std::int64_t program_ = 0, session_ = 0;
   Baseline baseline_;
+  // The first baseline's build, built or reused: GCC's own choice for every loop (a nest pass's
+  // baseline_ holds the earlier passes' factors); the whole-program check's base.
+  std::filesystem::path plain_dir_;
   run::RunResult reference_;
   std::string baseline_origin_;  // "built", or "reused <record>", for the session's facts
   std::map<std::string, store::Hotness> hotness_;

@@ -125,7 +125,8 @@ std::vector<LoopDataset> load_race_dataset(const Store& store, std::int64_t prog
     for (const auto& v : store.variants(program, loop)) {
       if (v.layout == 0 && v.group >= 0) d.group_of[v.factor] = v.group;
     }
-    for (const auto& r : store.loop_race_runs(program, loop)) {
+    d.runs = store.loop_race_runs(program, loop);
+    for (const auto& r : d.runs) {
       std::optional<double> value = r.value(kind);
       if (!r.ok || !value) continue;
       auto group = d.group_of.find(r.factor);

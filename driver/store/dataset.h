@@ -73,6 +73,7 @@ struct LoopDataset {
   std::string loop_id;
   std::map<int, std::vector<double>> cycles;  // raced factor -> cycles per run
   std::map<int, int> group_of;                // factor -> raced factor with the same code
+  std::vector<LoopRaceRun> runs;              // every race run of the loop, as read
 };
 
 // Every raced loop of `program`, in the order its race started, with the observations of

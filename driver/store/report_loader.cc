@@ -51,25 +51,23 @@ report::Session session_of(const SessionRow& row) {
 // The program's run totals and every session, beside the latest session's facts.
 void add_history(const Store& store, std::int64_t program, report::RunContext& c) {
   for (const SessionRow& row : store.sessions()) c.sessions.push_back(session_of(row));
-  Store::RunTotals totals = store.run_totals(program);
-  for (const auto& [kind, count] : totals.count) c.run_counts[to_string(kind)] = count;
-  c.first_run = totals.first_taken;
-  c.last_run = totals.last_taken;
+  const Store::RunTally tally = store.run_tally(program);
+  for (const auto& [kind, runs] : tally.kinds) c.run_counts[to_string(kind)] = runs.count;
+  c.first_run = tally.first_taken;
+  c.last_run = tally.last_taken;
 }
 
-report::RaceRun race_run_of(const RunRow& run, const std::string& loop_id) {
+// A run of the loop's own race as the report shows it.
+report::RaceRun race_run_of(const LoopRaceRun& run) {
   report::RaceRun r;
-  r.run = run.id;
+  r.run = run.run_id;
   r.round = run.round;
-  r.factor = run.group;
+  r.factor = run.factor;
   r.ok = run.ok;
-  for (const LoopObservation& o : run.observations) {
-    if (o.loop_id != loop_id) continue;
-    r.cycles = o.cycles;
-    r.filtered = o.filtered;
-    r.entries = o.entries;
-    r.disturbed = o.disturbed;
-  }
+  r.cycles = run.cycles;
+  r.filtered = run.filtered;
+  r.entries = run.entries;
+  r.disturbed = run.disturbed;
   return r;
 }
 
@@ -143,9 +141,11 @@ void check_selectors(const Store& store, const std::vector<LoopDataset>& raced,
   }
 }
 
-// Where a loop is, how hot it was, where it raced and how many runs of each kind it took.
+// Where a loop is, how hot it was, where it raced and how many runs of each kind it took, and
+// the runs of its own race (`data`'s, read once with its observations; joint runs are not its
+// own).
 void describe_loop(report::LoopReport& l, const Store& store, std::int64_t program,
-                   const LoopTables& tables) {
+                   const LoopTables& tables, const LoopDataset& data) {
   if (auto t = tables.rows.find(l.id); t != tables.rows.end()) {
     l.location = fmt::format("{}:{}:{}", t->second.file, t->second.line, t->second.column);
     l.function = t->second.function;
@@ -157,11 +157,11 @@ void describe_loop(report::LoopReport& l, const Store& store, std::int64_t progr
     l.hotness_share_is_bound = h->second.is_bound();
   }
   l.raced_on = store.race_hosts(program, l.id);
-  for (const auto& [kind, tally] : store.run_tally(program, l.id)) {
-    l.runs[kind] = {tally.first, tally.second};
+  for (const auto& [kind, runs] : store.run_tally(program, l.id).kinds) {
+    l.runs[to_string(kind)] = {runs.count, runs.wall_seconds};
   }
-  for (const RunRow& r : store.runs(program, RunKind::kRace, l.id)) {
-    l.race_runs.push_back(race_run_of(r, l.id));
+  for (const LoopRaceRun& r : data.runs) {
+    if (!r.joint) l.race_runs.push_back(race_run_of(r));
   }
 }
 
@@ -222,7 +222,7 @@ report::LoopReport loop_report(const Store& store, std::int64_t program, const L
                                const LoopDataset& data) {
   report::LoopReport l;
   l.id = data.loop_id;
-  describe_loop(l, store, program, tables);
+  describe_loop(l, store, program, tables, data);
   const plans::LoopDecision* d = nullptr;
   if (auto it = tables.decisions.find(l.id); it != tables.decisions.end()) d = &it->second;
   add_factors(l, store, program, data, d);

@@ -736,12 +736,13 @@ std::map<std::string, std::vector<int>> Store::joint_slots(std::int64_t program,
 std::vector<LoopRaceRun> Store::loop_race_runs(std::int64_t program,
                                                const std::string& loop_id) const {
   Statement q(db_,
-              "SELECT r.id, r.round, r.grp, r.ok, r.reason, o.cycles, o.filtered_cycles FROM runs r"
+              "SELECT r.id, r.round, r.grp, r.ok, r.reason, o.cycles, o.filtered_cycles, 0,"
+              " o.entries, o.disturbed FROM runs r"
               " LEFT JOIN observations o ON o.run=r.id AND o.loop=?2"
               " WHERE r.program=?1 AND r.kind='race' AND r.target_loop=?2"
               " UNION ALL"
-              " SELECT r.id, r.round, j.factor, r.ok, r.reason, o.cycles, o.filtered_cycles"
-              " FROM joint_slots j"
+              " SELECT r.id, r.round, j.factor, r.ok, r.reason, o.cycles, o.filtered_cycles, 1,"
+              " o.entries, o.disturbed FROM joint_slots j"
               " JOIN runs r ON r.program=j.program AND r.kind='race' AND r.batch=j.batch"
               " AND r.slot=j.slot"
               " LEFT JOIN observations o ON o.run=r.id AND o.loop=j.loop"
@@ -758,6 +759,9 @@ std::vector<LoopRaceRun> Store::loop_race_runs(std::int64_t program,
     r.reason = q.text(4);
     if (!q.is_null(5)) r.cycles = static_cast<std::uint64_t>(q.integer(5));
     if (!q.is_null(6)) r.filtered = q.real(6);
+    r.joint = q.integer(7) != 0;
+    r.entries = static_cast<std::uint64_t>(q.integer(8));
+    r.disturbed = static_cast<std::uint64_t>(q.integer(9));
     out.push_back(std::move(r));
   }
   return out;
@@ -831,15 +835,23 @@ std::vector<std::string> Store::race_hosts(std::int64_t program, const std::stri
   return hosts;
 }
 
-std::map<std::string, std::pair<std::size_t, double>> Store::run_tally(
-    std::int64_t program, const std::string& loop_id) const {
-  Statement q(db_,
-              "SELECT kind, count(*), total(wall_seconds) FROM runs WHERE program=?1 AND "
-              "target_loop=?2 GROUP BY kind");
-  q.bind(1, program).bind(2, loop_id);
-  std::map<std::string, std::pair<std::size_t, double>> out;
-  while (q.step()) out[q.text(0)] = {static_cast<std::size_t>(q.integer(1)), q.real(2)};
-  return out;
+Store::RunTally Store::run_tally(std::int64_t program,
+                                 const std::optional<std::string>& loop_id) const {
+  const std::string sql = fmt::format(
+      "SELECT kind, count(*), total(wall_seconds), min(taken), max(taken) FROM runs WHERE "
+      "program=?1{} GROUP BY kind",
+      loop_id ? " AND target_loop=?2" : "");
+  Statement q(db_, sql.c_str());
+  q.bind(1, program);
+  if (loop_id) q.bind(2, *loop_id);
+  RunTally tally;
+  while (q.step()) {
+    tally.kinds[kind_from_string(q.text(0))] = {static_cast<std::size_t>(q.integer(1)), q.real(2)};
+    const std::string first = q.text(3), last = q.text(4);
+    if (tally.first_taken.empty() || first < tally.first_taken) tally.first_taken = first;
+    tally.last_taken = std::max(tally.last_taken, last);
+  }
+  return tally;
 }
 
 std::optional<double> Store::first_wall_seconds(std::int64_t program, RunKind kind) const {
@@ -901,21 +913,6 @@ class Attached {
  private:
   sqlite3* db_;
 };
-
-Store::RunTotals Store::run_totals(std::int64_t program) const {
-  RunTotals totals;
-  Statement q(db_,
-              "SELECT kind, count(*), min(taken), max(taken) FROM runs WHERE program=? "
-              "GROUP BY kind");
-  q.bind(1, program);
-  while (q.step()) {
-    totals.count[kind_from_string(q.text(0))] = static_cast<std::size_t>(q.integer(1));
-    const std::string first = q.text(2), last = q.text(3);
-    if (totals.first_taken.empty() || first < totals.first_taken) totals.first_taken = first;
-    totals.last_taken = std::max(totals.last_taken, last);
-  }
-  return totals;
-}
 
 Store::MergeCounts Store::merge_from(const Store& other, bool force) {
   if (auto id = other.identity()) bind_identity(*id, force);

@@ -132,8 +132,11 @@ struct LoopRaceRun {
   int factor = 0;  // the loop's factor in that run (alone: its group's representative)
   bool ok = true;
   std::string reason;
+  bool joint = false;                   // a run of loops raced together (race --together)
   std::optional<std::uint64_t> cycles;  // none when the loop has no observation in the run
   std::optional<double> filtered;       // the filtered observation, when there is one
+  std::uint64_t entries = 0;            // of the loop, in its observation
+  std::uint64_t disturbed = 0;          // entries the filter took out
   // The observation of `kind`; none when the run has no such value.
   std::optional<double> value(stats::ObservationKind kind) const {
     if (kind == stats::ObservationKind::kFiltered) return filtered;
@@ -195,10 +198,18 @@ class Store {
                                  const std::string& batch) const;
   // The wall time of the first run of `kind`, if there is one.
   std::optional<double> first_wall_seconds(std::int64_t program, RunKind kind) const;
-  // The runs of each kind the loop's own race took (joint runs serve several loops and are in
-  // none), and their wall time: kind name -> (count, seconds).
-  std::map<std::string, std::pair<std::size_t, double>> run_tally(std::int64_t program,
-                                                                  const std::string& loop_id) const;
+  // How many runs of each kind `program` took and their wall time, and when the first and the
+  // last were taken (empty when there is none): of every run of the program, or of the runs
+  // of `loop_id`'s own race (joint runs serve several loops and are in none).
+  struct RunTally {
+    struct Kind {
+      std::size_t count = 0;
+      double wall_seconds = 0;
+    };
+    std::map<RunKind, Kind> kinds;
+    std::string first_taken, last_taken;
+  };
+  RunTally run_tally(std::int64_t program, const std::optional<std::string>& loop_id = {}) const;
 
   // Loops that have race runs (alone or joint), in the order their races started.
   std::vector<std::string> raced_loops(std::int64_t program) const;
@@ -221,13 +232,6 @@ class Store {
   std::set<std::pair<std::string, std::string>> decided_loop_plans() const;
   // The hosts whose sessions took race runs of the loop (sessions' `hostname` fact), sorted.
   std::vector<std::string> race_hosts(std::int64_t program, const std::string& loop_id) const;
-  // How many runs of each kind `program` has (alone or joint), and when its first and last run
-  // were taken (empty when it has none).
-  struct RunTotals {
-    std::map<RunKind, std::size_t> count;
-    std::string first_taken, last_taken;
-  };
-  RunTotals run_totals(std::int64_t program) const;
 
   struct ProgramRow {
     std::int64_t id = 0;

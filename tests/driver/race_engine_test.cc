@@ -12,6 +12,7 @@
 #include <set>
 
 #include "build_test_util.h"
+#include "one_loop_program.h"
 #include "race/race.h"
 #include "store/store.h"
 
@@ -21,20 +22,6 @@ namespace {
 using looprace::testing::read_file;
 using looprace::testing::ScratchDir;
 using looprace::testing::write_file;
-
-// One hot loop with a trip count GCC does not know: each unroll factor makes its own code
-// (runtime unrolling rounds factors down to a power of two, so the code groups are 0-1, 2-3,
-// 4-7, 8-15 and 16).
-constexpr const char* kProgram = R"(#include <stdio.h>
-#include <stdlib.h>
-int main(int argc, char **argv) {
-  int n = argc > 1 ? atoi(argv[1]) : 3000;
-  double sum = 0;
-  for (int i = 0; i < n; ++i) sum += (i * 0.5) * ((n - 1 - i) * 0.25);
-  printf("%.1f\n", sum);
-  return 0;
-}
-)";
 
 // A run's cycles of the raced loop by the factor of the variant that ran; nullopt: the run
 // crashes.
@@ -131,7 +118,7 @@ int main(int argc, char **argv) {
 class RaceEngine : public ::testing::Test {
  protected:
   void SetUp() override {
-    write_file(dir_ / "src/prog.c", kProgram);
+    write_file(dir_ / "src/prog.c", looprace::testing::kOneLoopProgram);
     write_file(dir_ / "src/nest.c", kNest);
     options_.build_command = "$LOOPRACE_CC -O2 -o prog \"$LOOPRACE_SRCDIR/src/prog.c\"";
     options_.run_command = "$LOOPRACE_OUTDIR/prog";

@@ -263,8 +263,12 @@ TEST_F(StoreTest, JointRunsAreSeenByEachLoopThroughTheirSlots) {
   ASSERT_EQ(l1.size(), 3u);
   EXPECT_EQ(l1[0].factor, 4);
   EXPECT_EQ(l1[0].cycles, 100u);
+  EXPECT_EQ(l1[0].entries, 10u);
+  EXPECT_FALSE(l1[0].joint);
   EXPECT_EQ(l1[1].factor, 4);
   EXPECT_EQ(l1[1].cycles, 110u);
+  EXPECT_EQ(l1[1].entries, 1u);
+  EXPECT_TRUE(l1[1].joint);
   EXPECT_EQ(l1[2].factor, 0);
   EXPECT_FALSE(l1[2].ok);
   EXPECT_EQ(l1[2].reason, "crashed");
@@ -284,8 +288,13 @@ TEST_F(StoreTest, JointRunsAreSeenByEachLoopThroughTheirSlots) {
   EXPECT_TRUE(batch[0].target_loop.empty());
   EXPECT_EQ(s.runs(p, RunKind::kRace, "L1").size(), 1u);
   EXPECT_FALSE(s.runs(p, RunKind::kRace, "L1")[0].joint.has_value());
-  EXPECT_EQ(s.run_tally(p, "L1").at("race").first, 1u);
-  EXPECT_TRUE(s.run_tally(p, "L2").empty());
+  EXPECT_EQ(s.run_tally(p, "L1").kinds.at(RunKind::kRace).count, 1u);
+  EXPECT_TRUE(s.run_tally(p, "L2").kinds.empty());
+  // The program's tally counts the joint runs too.
+  const Store::RunTally all = s.run_tally(p);
+  EXPECT_EQ(all.kinds.at(RunKind::kRace).count, 3u);
+  EXPECT_FALSE(all.first_taken.empty());
+  EXPECT_LE(all.first_taken, all.last_taken);
 
   // A merge carries the slots with the joint runs.
   auto m = Store::open(dir_ / "m.db");
