@@ -100,7 +100,8 @@ void save_plan(const fs::path& file, const ShardPlan& plan) {
 // Writes task-<i>.sh for every task and the array job's script; returns the job script.
 fs::path write_scripts(const ShardedRaceOptions& o, const fs::path& dir, const ShardPlan& plan) {
   for (std::size_t i = 0; i < plan.tasks.size(); ++i) {
-    std::string command = "cd " + shell_quote(fs::current_path().string()) + " && exec " +
+    const std::string workdir = shell_quote((dir / fmt::format("work-{}", i)).string());
+    std::string command = "cd " + shell_quote(fs::current_path().string()) + " && " +
                           shell_quote(fs::absolute(o.looprace).string()) + " race";
     for (const std::string& arg : o.task_arguments) command += " " + shell_quote(arg);
     for (const std::string& loop : plan.tasks[i]) command += " --loop " + loop;
@@ -110,7 +111,11 @@ fs::path write_scripts(const ShardedRaceOptions& o, const fs::path& dir, const S
     // when the stores are merged).
     command += " --force --store " + shell_quote(task_store(dir, i).string()) + " --profile " +
                shell_quote((dir / fmt::format("task-{}.profile", i)).string()) + " --workdir " +
-               shell_quote((dir / fmt::format("work-{}", i)).string());
+               workdir;
+    // A task that decided its loops leaves its store, not its builds (a copy of the program per
+    // variant: thousands of tasks would fill the shared file system); a failed one keeps them
+    // to resume.
+    command += " && exec rm -rf -- " + workdir;
     std::ofstream(dir / fmt::format("task-{}.sh", i)) << "#!/bin/sh\n" << command << "\n";
   }
   fs::path job = dir / "job.sh";

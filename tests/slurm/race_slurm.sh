@@ -59,9 +59,11 @@ nodes=$(for db in slurm.db.shards/task-*.db; do sql "$db" "select value from met
 [ "$nodes" = 2 ] || fail "the tasks ran on $nodes node(s), not 2"
 # The tasks and the final assembly took the baseline the command built to choose the loops:
 # no task built one in its work directory, and each session says where its baseline came from.
-for w in slurm.db.shards/work-*; do
-  [ ! -e "$w/baseline" ] || fail "$w: the task built the baseline again: $(grep baseline: "${w/work-/task-}.out")"
+for out in slurm.db.shards/task-*.out; do
+  grep -q "baseline: reused " "$out" || fail "$out: the task did not reuse the baseline: $(grep baseline: "$out")"
 done
+# A task that decided its loops removed its builds.
+[ -z "$(ls -d slurm.db.shards/work-* 2>/dev/null)" ] || fail "finished tasks left their builds: $(ls -d slurm.db.shards/work-*)"
 origin() { sql "$1" "select json_extract(facts, '\$.baseline') from sessions order by id"; }
 for db in slurm.db.shards/task-*.db; do
   origin "$db" | grep -q '^reused ' || fail "$db: the task did not reuse the baseline: $(origin "$db")"
