@@ -63,9 +63,9 @@ void add_train_command(CLI::App& app) {
   add_observation_option(cmd, &options->observation);
   cmd->footer(R"txt(The model predicts, from a loop's table features (docs/formats.md 3),
 each factor's slowdown against the loop's best; the plugin applies it where it applies profiles, to the loops
-nothing names. It keeps the preferred factor (GCC's choice or the training loops' best constant)
-unless another factor is predicted faster by more than a margin; both are chosen among --margins
-by cross-validation over the training programs unless given. For loops unlike every loop it
+nothing names. It keeps the preferred factor (GCC's choice by default; --prefer) unless another
+factor is predicted faster by more than a margin, chosen among --margins by cross-validation over
+the training programs unless given. For loops unlike every loop it
 learnt from it keeps GCC's choice. Loops weigh what is at stake in them (--weighting). Format:
 docs/formats.md 5b.
 

@@ -94,7 +94,8 @@ void add_training_options(CLI::App* cmd, learn::TrainingOptions* options) {
   cmd->add_option("--prefer", options->preferred,
                   "The factor kept unless another is predicted faster by the margin: gcc "
                   "(factor 0), best-constant (the training loops' best constant factor) or "
-                  "select (either, chosen with the margin); default select")
+                  "select (either, chosen with the margin); default gcc (the model also sets cold loops, "
+                  "which a constant learnt on hot loops slows down)")
       ->transform(CLI::CheckedTransformer(preferences, CLI::ignore_case));
   const std::map<std::string, learn::Target> targets = {{"best", learn::Target::kBest},
                                                         {"preferred", learn::Target::kPreferred}};
