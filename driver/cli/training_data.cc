@@ -91,11 +91,12 @@ void add_training_options(CLI::App* cmd, learn::TrainingOptions* options) {
       {"gcc", learn::Preferred::kGcc},
       {"best-constant", learn::Preferred::kBestConstant},
       {"select", learn::Preferred::kSelected}};
-  cmd->add_option("--prefer", options->preferred,
-                  "The factor kept unless another is predicted faster by the margin: gcc "
-                  "(factor 0), best-constant (the training loops' best constant factor) or "
-                  "select (either, chosen with the margin); default gcc (the model also sets cold loops, "
-                  "which a constant learnt on hot loops slows down)")
+  cmd->add_option(
+         "--prefer", options->preferred,
+         "The factor kept unless another is predicted faster by the margin: gcc "
+         "(factor 0), best-constant (the training loops' best constant factor) or "
+         "select (either, chosen with the margin); default gcc (the model also sets cold loops, "
+         "which a constant learnt on hot loops slows down)")
       ->transform(CLI::CheckedTransformer(preferences, CLI::ignore_case));
   const std::map<std::string, learn::Target> targets = {{"best", learn::Target::kBest},
                                                         {"preferred", learn::Target::kPreferred}};
