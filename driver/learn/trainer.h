@@ -41,8 +41,8 @@ struct TrainingOptions {
   // than this (in log time): a change must pay for the risk of being wrong.
   double keep_default_within = 0.01;
   Weighting weighting = Weighting::kStakes;
-  // GCC's choice: the model sets every loop of a program, cold ones too, and a constant learnt
-  // on hot loops (unroll 14 on the corpus) made whole programs up to 16 % slower than -O2.
+  // GCC's choice: the model sets every loop of a program, cold ones too, where a constant
+  // learnt on hot loops (unroll 14 on the corpus) costs code size for nothing.
   Preferred preferred = Preferred::kGcc;
   Target target = Target::kBest;
   // When not empty, keep_default_within is chosen among these (and the preferred factor, when
