@@ -294,6 +294,10 @@ plans::PlanOptions Racer::plan_options_for(const std::string& loop_id) const {
   return plan;
 }
 
+std::string Racer::stored_plan_name(const plans::Plan& plan) const {
+  return plans::plan_on_observations(plan.describe(), options_.observation);
+}
+
 std::optional<plans::LoopDecision> Racer::earlier_decision(const std::string& loop_id,
                                                            const std::string& plan_name) const {
   return store_->decision(program_, loop_id, plan_name);
@@ -307,7 +311,7 @@ bool Racer::setup_loop(LoopRace& r) {
     r.outcome.hotness_share_is_bound = h->second.is_bound();
   }
   r.plan = plans::make_plan(plan_options_for(loop.id));
-  r.plan_name = plans::plan_on_observations(r.plan->describe(), options_.observation);
+  r.plan_name = stored_plan_name(*r.plan);
   r.label = fmt::format("{} {}", loop.id, loop.location());
 
   if (auto earlier = earlier_decision(loop.id, r.plan_name)) {
@@ -788,8 +792,7 @@ LoopChoice Racer::chosen_loops() {
   LoopChoice choice;
   choice.loops = choose_loops();
   for (const auto& loop : choice.loops) {
-    const auto plan = plans::make_plan(plan_options_for(loop.id));
-    const std::string name = plans::plan_on_observations(plan->describe(), options_.observation);
+    const std::string name = stored_plan_name(*plans::make_plan(plan_options_for(loop.id)));
     if (earlier_decision(loop.id, name)) choice.decided.insert(loop.id);
     choice.plans[loop.id] = name;
   }

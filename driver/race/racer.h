@@ -118,6 +118,8 @@ class Racer {
   bool setup_loop(LoopRace& r);
   // The plan options a loop is raced with: --budget may cap its observations.
   plans::PlanOptions plan_options_for(const std::string& loop_id) const;
+  // The name a plan's decisions are stored under: the plan and the observation it decides on.
+  std::string stored_plan_name(const plans::Plan& plan) const;
   // The decision the store holds of this loop, this code and the plan it would be raced with.
   std::optional<plans::LoopDecision> earlier_decision(const std::string& loop_id,
                                                       const std::string& plan_name) const;
