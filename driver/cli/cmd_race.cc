@@ -150,8 +150,9 @@ void print_program_check(const std::optional<race::ProgramCheck>& c) {
   } else if (c) {
     std::printf(
         "\nwhole program with the profile's %zu change(s) vs without, %zu interleaved runs each "
-        "(CPU time): speedup %.3f (CI %.3f..%.3f), %s%s\n",
-        c->changes.size(), c->runs, c->speedup, c->ci_low, c->ci_high, c->verdict.c_str(),
+        "in %u look(s) (CPU time): speedup %.3f (CI %.3f..%.3f at %.1f%%), %s%s\n",
+        c->changes.size(), c->runs, c->looks, c->speedup, c->ci_low, c->ci_high,
+        100 * c->confidence, c->verdict.c_str(),
         c->withdrawn ? "; the changes are withdrawn: the profile keeps GCC's choice for every loop"
                      : "");
   }
@@ -225,7 +226,14 @@ void add_decision_options(CLI::App* cmd, race::RaceOptions* options) {
   cmd->add_option("--program-check", options->program_check_runs,
                   "Before a profile that changes GCC's choice stands, time the plain program "
                   "built with all its changes against the plain base build, N interleaved runs "
-                  "each (CPU time); a profile that makes it slower is withdrawn (0: no check)")
+                  "each (CPU time), then twice as many while the interval neither shows it "
+                  "faster or slower nor lies within 1 +- --epsilon (up to 32 N); a profile that "
+                  "makes it slower is withdrawn (0: no check)")
+      ->capture_default_str();
+  cmd->add_option("--program-check-time", options->program_check_seconds,
+                  "Seconds the whole-program check may take: no further look starts that "
+                  "would end after them (the first N runs are always taken)")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--prefer-default,!--no-prefer-default", options->prefer_default,
                 "Keep GCC's choice (factor 0) unless the confirmation runs show the chosen factor "

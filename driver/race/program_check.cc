@@ -3,9 +3,14 @@
 // moves and reschedules the code around it (in the payoff, an 8x8 loop unrolled completely ran
 // 1.56x faster by its probes while the program it sat in got 2 % slower at -O3). So before a
 // profile that changes GCC's choice stands, the plain program built with all its changes is
-// timed against the plain base build, interleaved; a profile that makes it slower is withdrawn.
+// timed against the plain base build, interleaved, in looks of doubling size until it shows the
+// program faster, slower or equal (plans/program_check_policy.h); a profile that makes it slower
+// is withdrawn.
 #include <fmt/format.h>
 
+#include <chrono>
+
+#include "plans/program_check_policy.h"
 #include "race/paired_runs.h"
 #include "race/racer.h"
 #include "stats/speedup_test.h"
@@ -45,7 +50,6 @@ std::optional<ProgramCheck> Racer::check_program(const std::vector<LoopOutcome>&
   spec.unroll = {{"all", 0}};
   spec.unroll.insert(spec.unroll.end(), changes.begin(), changes.end());
   ProgramCheck check;
-  check.runs = options_.program_check_runs;
   check.changes = changes;
   // A profile whose program does not build or run as the base does is withdrawn, never kept.
   auto withdraw = [&](std::string why) {
@@ -56,28 +60,61 @@ std::optional<ProgramCheck> Racer::check_program(const std::vector<LoopOutcome>&
   auto built = ws_.executor->build_one(build_job(ws_, spec, dir, "the program with the profile"));
   if (!built.ok()) return withdraw("does not build: " + built.failure_message());
 
-  std::string failure;
-  PairedRuns pairs =
-      take_pairs(options_.program_check_runs, mix(options_.seed, 0x70726f67ULL),
-                 [&](bool profiled, std::size_t) -> std::optional<double> {
-                   run::RunResult r = run_build_once(ws_, profiled ? dir : base);
-                   run::Judgement j = run::judge_run(
-                       reference_, r, run::CheckOptions{options_.check_output}, false);
-                   if (j.ok()) return cpu_seconds(r);
-                   failure = fmt::format("a run of the {} build failed: {}",
-                                         profiled ? "profiled" : "base", j.message);
-                   return std::nullopt;
-                 });
-  if (pairs.failed) return withdraw(failure);
-  plans::SpeedupEvidence evidence{plans::SpeedupSource::kConfirmation, std::move(pairs.a),
-                                  std::move(pairs.b), options_.confidence};
-  auto test = plans::speedup_of(evidence);
-  if (!test) return std::nullopt;
-  check.speedup = test->geometric_speedup;
-  check.ci_low = test->speedup_interval.lower;
-  check.ci_high = test->speedup_interval.upper;
-  check.verdict = stats::verdict_name(test->ratio_verdict);
-  check.withdrawn = test->ratio_verdict == stats::Verdict::slower;
+  return take_program_check(std::move(check), dir, base);
+}
+
+// The check's looks: pairs of runs of the base and the profiled build, interleaved, until the
+// policy's outcome is resolved, its looks run out, or the next look would pass
+// --program-check-time (the first look is always taken).
+ProgramCheck Racer::take_program_check(ProgramCheck check, const std::filesystem::path& profiled,
+                                       const std::filesystem::path& base) {
+  plans::ProgramCheckPolicy policy;
+  policy.first_pairs = options_.program_check_runs;
+  policy.confidence = options_.confidence;
+  policy.epsilon = options_.plan.epsilon;
+  const auto start = std::chrono::steady_clock::now();
+  auto seconds_so_far = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  std::vector<double> a, b;
+  plans::ProgramCheckOutcome outcome = plans::ProgramCheckOutcome::unresolved;
+  stats::SpeedupTestResult test;
+  for (unsigned look = 0; look < policy.looks; ++look) {
+    const std::size_t wanted = plans::pairs_after_look(policy, look);
+    const double per_pair = a.empty() ? 0 : seconds_so_far() / static_cast<double>(a.size());
+    if (look > 0 && seconds_so_far() + per_pair * static_cast<double>(wanted - a.size()) >
+                        options_.program_check_seconds)
+      break;
+    std::string failure;
+    PairedRuns pairs =
+        take_pairs(wanted - a.size(), mix(options_.seed, 0x70726f67ULL + look),
+                   [&](bool is_profiled, std::size_t) -> std::optional<double> {
+                     run::RunResult r = run_build_once(ws_, is_profiled ? profiled : base);
+                     run::Judgement j = run::judge_run(
+                         reference_, r, run::CheckOptions{options_.check_output}, false);
+                     if (j.ok()) return cpu_seconds(r);
+                     failure = fmt::format("a run of the {} build failed: {}",
+                                           is_profiled ? "profiled" : "base", j.message);
+                     return std::nullopt;
+                   });
+    if (pairs.failed) {
+      check.withdrawn = true;
+      check.failure = failure;
+      return check;
+    }
+    a.insert(a.end(), pairs.a.begin(), pairs.a.end());
+    b.insert(b.end(), pairs.b.begin(), pairs.b.end());
+    outcome = plans::judge_look(policy, a, b, &test);
+    check.looks = look + 1;
+    if (outcome != plans::ProgramCheckOutcome::unresolved) break;
+  }
+  check.runs = a.size();
+  check.confidence = test.confidence;
+  check.speedup = test.geometric_speedup;
+  check.ci_low = test.speedup_interval.lower;
+  check.ci_high = test.speedup_interval.upper;
+  check.verdict = plans::program_check_outcome_name(outcome);
+  check.withdrawn = outcome == plans::ProgramCheckOutcome::slower;
   return check;
 }
 

@@ -12,6 +12,7 @@
 #include "build/elf_code.h"
 #include "build/variant_env.h"
 #include "plans/default_policy.h"
+#include "plans/program_check_policy.h"
 #include "profile/profile_file.h"
 #include "race/baseline_record.h"
 #include "race/live_sampler.h"
@@ -252,6 +253,18 @@ std::vector<store::Hotness> Racer::hotness_ranking() {
       });
 }
 
+// What the whole-program check may add to the announced cost: its first look always, then
+// looks of doubling size while --program-check-time allows them.
+std::string Racer::program_check_cost(double run_seconds) const {
+  if (options_.program_check_runs == 0) return "";
+  plans::ProgramCheckPolicy policy;
+  policy.first_pairs = options_.program_check_runs;
+  const double first = 2.0 * double(policy.first_pairs) * run_seconds;
+  const double all = 2.0 * double(plans::pairs_after_look(policy, policy.looks - 1)) * run_seconds;
+  return fmt::format("; the whole-program check, if a change stands: {:.0f} to {:.0f} s", first,
+                     std::max(first, std::min(all, options_.program_check_seconds)));
+}
+
 // Each hot loop's observation cap (--budget shares the time by the loops' shares), and the
 // race's cost said before it starts: loops, builds, the most runs it can take and their time.
 void Racer::plan_budget(const HotChoice& choice, const std::string& what,
@@ -269,13 +282,14 @@ void Racer::plan_budget(const HotChoice& choice, const std::string& what,
   p.announcement = fmt::format(
       "racing {} {} holding {:.1f}% of the program's time ({:.0f}% of its candidate "
       "loops'): up to {} variant builds and at most {} runs, {:.0f} s at {:.3f} s a run (races "
-      "usually stop well before their caps){}",
+      "usually stop well before their caps){}{}",
       choice.chosen.size(), what, 100 * choice.covered,
       choice.candidates > 0 ? 100 * choice.covered / choice.candidates : 0.0,
       choice.chosen.size() * versions, runs, double(runs) * run_seconds, run_seconds,
       budget ? fmt::format("; {:.1f} s of --budget caps them at {} observations", *budget,
                            fmt::join(caps, ", "))
-             : "");
+             : "",
+      program_check_cost(run_seconds));
   report(p);
 }
 

@@ -43,8 +43,11 @@ struct RaceOptions {
   // that became innermost once the loops inside them were unrolled as decided (hot loops only).
   unsigned nest_passes = 3;
   // Interleaved runs of the plain program with and without the profile's changes before the
-  // profile stands (--program-check N; 0: none); a profile that makes it slower is withdrawn.
+  // profile stands (--program-check N: the first look; 0: none); a profile that makes it slower
+  // is withdrawn. Unresolved looks double the runs while the check's time stays within
+  // --program-check-time.
   std::size_t program_check_runs = 30;
+  double program_check_seconds = 60;
   bool keep_duplicates = false;  // race byte-identical factors apart (the paper's brute force)
   unsigned jobs = 2;
   std::vector<int> factors;  // empty: 0..16 (0 is always raced: it is the baseline arm)
@@ -105,9 +108,11 @@ struct LoopOutcome {
 // The whole-program check of a profile that changes GCC's choice: CPU time of the plain program
 // built with all the changes against the plain base build, interleaved.
 struct ProgramCheck {
-  std::size_t runs = 0;  // of each build
+  std::size_t runs = 0;   // of each build
+  unsigned looks = 0;     // sequential looks taken (plans/program_check_policy.h)
+  double confidence = 0;  // of each look's interval (the race's, shared among the looks)
   double speedup = 1, ci_low = 1, ci_high = 1;
-  std::string verdict;
+  std::string verdict;     // faster, slower, equivalent or no-difference
   bool withdrawn = false;  // slower: the profile keeps GCC's choice for every loop
   std::string failure;     // why the profiled program could not be timed (then withdrawn)
   std::vector<std::pair<std::string, int>> changes;  // loop id, factor

@@ -169,6 +169,9 @@ class Racer {
   static AppliedFactors profile_changes(std::span<const LoopOutcome> outcomes);
   // The whole-program check (race/program_check.cc); none when nothing changes GCC's choice.
   std::optional<ProgramCheck> check_program(const std::vector<LoopOutcome>& outcomes);
+  std::string program_check_cost(double run_seconds) const;
+  ProgramCheck take_program_check(ProgramCheck check, const std::filesystem::path& profiled,
+                                  const std::filesystem::path& base);
   void report(const RaceProgress& p) const { progress_.report(p); }
 
   const RaceOptions& options_;

@@ -220,6 +220,41 @@ TEST_F(RaceEngine, TheWholeProgramCheckWithdrawsAProfileThatSlowsTheProgram) {
   EXPECT_NE(line.evidence.find("withdrawn=4"), std::string::npos) << line.evidence;
 }
 
+// CPU seconds of a program whose profiled build takes `ratio` times the base's, in runs of 5 %
+// log spread: a loss of 1 % that 30 pairs of runs cannot show.
+std::function<double(bool)> noisy_program(double ratio) {
+  auto random = std::make_shared<std::mt19937_64>(11);
+  return [random, ratio](bool profiled) {
+    std::normal_distribution<double> noise(0.0, 0.05);
+    return (profiled ? ratio : 1.0) * std::exp(noise(*random));
+  };
+}
+
+// The check looks again, with twice the runs, until it shows the loss; within
+// --program-check-time only, so a check that may not take more keeps what its first look saw.
+TEST_F(RaceEngine, TheWholeProgramCheckLooksAgainUntilItShowsASmallLoss) {
+  auto script = [](int factor, std::size_t) {
+    return factor >= 4 && factor < 8 ? 0.9 * kCycles : kCycles;
+  };
+  RaceSummary slower = race(script, noisy_program(1.01));
+  ASSERT_TRUE(slower.program_check);
+  EXPECT_TRUE(slower.program_check->withdrawn) << slower.program_check->ci_low;
+  EXPECT_EQ(slower.program_check->verdict, "slower");
+  EXPECT_GT(slower.program_check->looks, 1u);
+  EXPECT_EQ(slower.program_check->runs, 30u << (slower.program_check->looks - 1));
+  EXPECT_EQ(profile_line(slower).factor, 0);
+
+  options_.store = dir_ / "short.db";
+  options_.profile = dir_ / "short.profile";
+  options_.program_check_seconds = 1e-6;
+  RaceSummary first_look = race(script, noisy_program(1.01));
+  ASSERT_TRUE(first_look.program_check);
+  EXPECT_EQ(first_look.program_check->looks, 1u);
+  EXPECT_EQ(first_look.program_check->runs, 30u);
+  EXPECT_FALSE(first_look.program_check->withdrawn);
+  EXPECT_EQ(profile_line(first_look).factor, 4);
+}
+
 // A profile whose program crashes is withdrawn, not kept and not an error.
 TEST_F(RaceEngine, TheWholeProgramCheckWithdrawsAProfileWhoseProgramFails) {
   RaceSummary summary = race(

@@ -1,0 +1,47 @@
+#include "plans/program_check_policy.h"
+
+#include <stdexcept>
+
+namespace looprace::plans {
+
+const char* program_check_outcome_name(ProgramCheckOutcome outcome) {
+  switch (outcome) {
+    case ProgramCheckOutcome::faster:
+      return "faster";
+    case ProgramCheckOutcome::slower:
+      return "slower";
+    case ProgramCheckOutcome::equivalent:
+      return "equivalent";
+    case ProgramCheckOutcome::unresolved:
+      return "no-difference";
+  }
+  return "no-difference";
+}
+
+std::size_t pairs_after_look(const ProgramCheckPolicy& policy, unsigned look) {
+  return policy.first_pairs << look;
+}
+
+double look_confidence(const ProgramCheckPolicy& policy) {
+  if (policy.looks == 0) throw std::invalid_argument("program check: looks must be at least 1");
+  return 1.0 - (1.0 - policy.confidence) / policy.looks;
+}
+
+// The ratio verdict decides faster and slower, so that the outcome always agrees with the
+// interval printed beside it; equal needs the whole interval inside the epsilon band.
+ProgramCheckOutcome judge_look(const ProgramCheckPolicy& policy,
+                               const std::vector<double>& baseline,
+                               const std::vector<double>& profiled,
+                               stats::SpeedupTestResult* test) {
+  stats::SpeedupTestResult result =
+      stats::speedup_test(baseline, profiled, look_confidence(policy));
+  if (test) *test = result;
+  if (result.ratio_verdict == stats::Verdict::faster) return ProgramCheckOutcome::faster;
+  if (result.ratio_verdict == stats::Verdict::slower) return ProgramCheckOutcome::slower;
+  const stats::Interval& ci = result.speedup_interval;
+  if (ci.lower * (1 + policy.epsilon) >= 1.0 && ci.upper <= 1.0 + policy.epsilon)
+    return ProgramCheckOutcome::equivalent;
+  return ProgramCheckOutcome::unresolved;
+}
+
+}  // namespace looprace::plans

@@ -1,0 +1,93 @@
+// The sequential whole-program check's policy (driver/plans/program_check_policy.h), on
+// synthetic CPU times with fixed seeds.
+#include "plans/program_check_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+namespace looprace::plans {
+namespace {
+
+// Appends n run times around `seconds` with log spread `sd`.
+void append_runs(std::vector<double>& out, double seconds, double sd, std::size_t n,
+                 std::mt19937_64& random) {
+  std::normal_distribution<double> noise(0.0, sd);
+  for (std::size_t i = 0; i < n; ++i) out.push_back(seconds * std::exp(noise(random)));
+}
+
+// The outcome the policy reaches on a program whose profiled build takes `ratio` times the
+// base's time, look after look as the race takes them; `pairs` receives the pairs it took.
+ProgramCheckOutcome run_sequence(const ProgramCheckPolicy& policy, double ratio, double sd,
+                                 std::uint64_t seed, std::size_t* pairs = nullptr) {
+  std::mt19937_64 random(seed);
+  std::vector<double> base, profiled;
+  ProgramCheckOutcome outcome = ProgramCheckOutcome::unresolved;
+  for (unsigned look = 0; look < policy.looks; ++look) {
+    const std::size_t more = pairs_after_look(policy, look) - base.size();
+    append_runs(base, 1.0, sd, more, random);
+    append_runs(profiled, ratio, sd, more, random);
+    outcome = judge_look(policy, base, profiled, nullptr);
+    if (outcome != ProgramCheckOutcome::unresolved) break;
+  }
+  if (pairs) *pairs = base.size();
+  return outcome;
+}
+
+TEST(ProgramCheckPolicy, LooksDoubleAndShareTheErrorRate) {
+  ProgramCheckPolicy policy;
+  EXPECT_EQ(pairs_after_look(policy, 0), 30u);
+  EXPECT_EQ(pairs_after_look(policy, 5), 960u);
+  EXPECT_DOUBLE_EQ(look_confidence(policy), 1 - 0.05 / 6);
+  policy.looks = 0;
+  EXPECT_THROW(look_confidence(policy), std::invalid_argument);
+}
+
+// A 2 % loss in runs of 5 % spread: 30 pairs cannot show it (the fixed check of before); the
+// looks go on until they do.
+TEST(ProgramCheckPolicy, FurtherLooksShowALossTheFirstCannot) {
+  ProgramCheckPolicy policy;
+  std::mt19937_64 random(7);
+  std::vector<double> base, profiled;
+  append_runs(base, 1.0, 0.05, 30, random);
+  append_runs(profiled, 1.02, 0.05, 30, random);
+  EXPECT_EQ(judge_look(policy, base, profiled, nullptr), ProgramCheckOutcome::unresolved);
+  std::size_t pairs = 0;
+  EXPECT_EQ(run_sequence(policy, 1.02, 0.05, 7, &pairs), ProgramCheckOutcome::slower);
+  EXPECT_GT(pairs, 30u);
+}
+
+TEST(ProgramCheckPolicy, AGainIsFasterAndNoChangeIsEquivalent) {
+  ProgramCheckPolicy policy;
+  stats::SpeedupTestResult test;
+  std::mt19937_64 random(3);
+  std::vector<double> base, profiled;
+  append_runs(base, 1.0, 0.01, 30, random);
+  append_runs(profiled, 0.95, 0.01, 30, random);
+  EXPECT_EQ(judge_look(policy, base, profiled, &test), ProgramCheckOutcome::faster);
+  EXPECT_GT(test.speedup_interval.lower, 1.0);
+  EXPECT_DOUBLE_EQ(test.confidence, look_confidence(policy));
+  EXPECT_EQ(run_sequence(policy, 1.0, 0.004, 11), ProgramCheckOutcome::equivalent);
+}
+
+// Peeking after every look at the full error rate would call about one equal program in eight
+// faster or slower; shared among the looks, the whole sequence stays within 5 %.
+TEST(ProgramCheckPolicy, TheSequenceKeepsItsErrorRateWhenNothingDiffers) {
+  ProgramCheckPolicy shared, unshared;
+  unshared.confidence = 1 - 0.05 * unshared.looks;  // each look at 95 %
+  int shared_errors = 0, unshared_errors = 0;
+  const int sequences = 1000;
+  for (int s = 0; s < sequences; ++s) {
+    auto wrong = [](ProgramCheckOutcome o) {
+      return o == ProgramCheckOutcome::faster || o == ProgramCheckOutcome::slower;
+    };
+    shared_errors += wrong(run_sequence(shared, 1.0, 0.05, 1000 + s));
+    unshared_errors += wrong(run_sequence(unshared, 1.0, 0.05, 1000 + s));
+  }
+  EXPECT_LE(shared_errors, 0.05 * sequences + 14) << shared_errors;  // + 2 binomial sd
+  EXPECT_GT(unshared_errors, 0.08 * sequences) << unshared_errors;
+}
+
+}  // namespace
+}  // namespace looprace::plans
