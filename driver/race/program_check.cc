@@ -39,7 +39,7 @@ std::optional<ProgramCheck> Racer::check_program(const std::vector<LoopOutcome>&
   const AppliedFactors changes = profile_changes(outcomes);
   if (changes.empty() || options_.program_check_runs == 0) return std::nullopt;
   RaceProgress p;
-  p.phase = "checking the whole program";
+  p.phase = "building the whole program with the profile";
   p.loop_label = fmt::format("{} change(s)", changes.size());
   report(p);
 
@@ -61,6 +61,33 @@ std::optional<ProgramCheck> Racer::check_program(const std::vector<LoopOutcome>&
   if (!built.ok()) return withdraw("does not build: " + built.failure_message());
 
   return take_program_check(std::move(check), dir, base);
+}
+
+// `pairs` interleaved pairs of runs of the base and the profiled build: their CPU seconds, or
+// why a run failed.
+PairedRuns Racer::time_program_pairs(const std::filesystem::path& profiled,
+                                     const std::filesystem::path& base, std::size_t pairs,
+                                     std::uint64_t seed, std::string& failure) {
+  return take_pairs(pairs, seed, [&](bool is_profiled, std::size_t) -> std::optional<double> {
+    run::RunResult r = run_build_once(ws_, is_profiled ? profiled : base);
+    run::Judgement j =
+        run::judge_run(reference_, r, run::CheckOptions{options_.check_output}, false);
+    if (j.ok()) return cpu_seconds(r);
+    failure = fmt::format("a run of the {} build failed: {}", is_profiled ? "profiled" : "base",
+                          j.message);
+    return std::nullopt;
+  });
+}
+
+// Progress: which look of the check runs, and how many runs it has of each build.
+void Racer::report_look(const ProgramCheck& check, unsigned look,
+                        const plans::ProgramCheckPolicy& policy, std::size_t pairs_so_far) {
+  RaceProgress p;
+  p.phase = fmt::format("checking the whole program: look {} of up to {}, {} runs each", look + 1,
+                        policy.looks, plans::pairs_after_look(policy, look));
+  p.loop_label = fmt::format("{} change(s)", check.changes.size());
+  p.observations = pairs_so_far;
+  report(p);
 }
 
 // The check's looks: pairs of runs of the base and the profiled build, interleaved, until the
@@ -85,18 +112,10 @@ ProgramCheck Racer::take_program_check(ProgramCheck check, const std::filesystem
     if (look > 0 && seconds_so_far() + per_pair * static_cast<double>(wanted - a.size()) >
                         options_.program_check_seconds)
       break;
+    report_look(check, look, policy, a.size());
     std::string failure;
-    PairedRuns pairs =
-        take_pairs(wanted - a.size(), mix(options_.seed, 0x70726f67ULL + look),
-                   [&](bool is_profiled, std::size_t) -> std::optional<double> {
-                     run::RunResult r = run_build_once(ws_, is_profiled ? profiled : base);
-                     run::Judgement j = run::judge_run(
-                         reference_, r, run::CheckOptions{options_.check_output}, false);
-                     if (j.ok()) return cpu_seconds(r);
-                     failure = fmt::format("a run of the {} build failed: {}",
-                                           is_profiled ? "profiled" : "base", j.message);
-                     return std::nullopt;
-                   });
+    PairedRuns pairs = time_program_pairs(profiled, base, wanted - a.size(),
+                                          mix(options_.seed, 0x70726f67ULL + look), failure);
     if (pairs.failed) {
       check.withdrawn = true;
       check.failure = failure;

@@ -18,10 +18,12 @@
 
 #include "plans/loop_decision.h"
 #include "plans/plan.h"
+#include "plans/program_check_policy.h"
 #include "plugin/profile_grammar.h"
 #include "race/hot_selection.h"
 #include "race/joint_rounds.h"
 #include "race/live_sampler.h"
+#include "race/paired_runs.h"
 #include "race/program.h"
 #include "race/progress.h"
 #include "race/race.h"
@@ -170,6 +172,11 @@ class Racer {
   // The whole-program check (race/program_check.cc); none when nothing changes GCC's choice.
   std::optional<ProgramCheck> check_program(const std::vector<LoopOutcome>& outcomes);
   std::string program_check_cost(double run_seconds) const;
+  PairedRuns time_program_pairs(const std::filesystem::path& profiled,
+                                const std::filesystem::path& base, std::size_t pairs,
+                                std::uint64_t seed, std::string& failure);
+  void report_look(const ProgramCheck& check, unsigned look,
+                   const plans::ProgramCheckPolicy& policy, std::size_t pairs_so_far);
   ProgramCheck take_program_check(ProgramCheck check, const std::filesystem::path& profiled,
                                   const std::filesystem::path& base);
   void report(const RaceProgress& p) const { progress_.report(p); }
