@@ -6,6 +6,8 @@
 //
 //   looprace-profile 1
 //   # comments, anywhere a token could start
+//   flags <flag> ...        (optional, once, before the entries: flags the decisions were
+//                            raced with on top of the build's own, which a build applies too)
 //   <id> <file:line:col> <function> <index/loops> <factor> [key=value ...]
 //
 // '%' escapes (%20 blank, %23 '#', %25 '%', %3D '=', any %XX) are used in the location, the
@@ -55,8 +57,12 @@ struct Entry {
 
 struct Profile {
   std::vector<std::string> header_comments;  // text of comment lines before the first entry
+  std::vector<std::string> flags;            // the `flags` line's, e.g. "-funroll-loops"
   std::vector<Entry> entries;
 };
+
+// The keyword of the optional flags line.
+inline constexpr std::string_view kFlagsKeyword = "flags";
 
 struct ParseError {
   std::string message;
@@ -228,6 +234,24 @@ inline std::variant<Entry, std::string> parse_entry(const std::vector<std::strin
   return entry;
 }
 
+namespace detail {
+
+// The flags line: once, before the first entry, each flag an option ('-' first, no '#').
+inline std::optional<std::string> parse_flags(const std::vector<std::string_view>& tokens,
+                                              Profile& profile) {
+  if (!profile.entries.empty()) return "the flags line must come before the first loop line";
+  if (!profile.flags.empty()) return "a second flags line (a profile has at most one)";
+  if (tokens.size() < 2) return "the flags line names no flag";
+  for (std::size_t i = 1; i < tokens.size(); ++i) {
+    if (tokens[i].size() < 2 || tokens[i][0] != '-')
+      return "flag '" + std::string(tokens[i]) + "' on the flags line is not an option";
+    profile.flags.emplace_back(tokens[i]);
+  }
+  return std::nullopt;
+}
+
+}  // namespace detail
+
 // Parses a whole profile. Blank lines and comments are ignored except that comment lines before
 // the first entry are kept as header_comments (without '#' and one following blank).
 inline ParseResult parse(std::string_view text) {
@@ -260,6 +284,11 @@ inline ParseResult parse(std::string_view text) {
                               "' (this looprace reads 'looprace-profile 1')",
                           line_number};
       seen_magic = true;
+      continue;
+    }
+    if (tokens[0] == kFlagsKeyword) {
+      if (auto message = detail::parse_flags(tokens, profile))
+        return ParseError{std::move(*message), line_number};
       continue;
     }
     auto parsed = parse_entry(tokens);
@@ -302,6 +331,11 @@ inline std::string format_entry(const Entry& entry) {
 // Formats a whole profile: the version line, the header comments, then one line per entry.
 inline std::string format_profile(const Profile& profile) {
   std::string text = std::string(kMagic) + " " + std::to_string(kVersion) + "\n";
+  if (!profile.flags.empty()) {
+    text += std::string(kFlagsKeyword);
+    for (const std::string& flag : profile.flags) text += " " + flag;
+    text += "\n";
+  }
   for (const std::string& comment : profile.header_comments) text += "# " + comment + "\n";
   for (const Entry& entry : profile.entries) text += format_entry(entry) + "\n";
   return text;

@@ -113,7 +113,12 @@ run::Environment build_environment(const Toolchain& toolchain, const VariantSpec
                                    const std::filesystem::path& srcdir, run::Environment base) {
   require_plain(toolchain.plugin.string(), "plugin path");
   require_plain(toolchain.runtime.string(), "runtime library path");
-  std::string cflags = "-fplugin=" + toolchain.plugin.string();
+  std::string cflags;
+  for (const auto& flag : spec.flags) {
+    require_plain(flag, "flag");
+    cflags += flag + " ";
+  }
+  cflags += "-fplugin=" + toolchain.plugin.string();
   for (const auto& arg : plugin_arguments(spec)) cflags += " " + arg;
   std::string ldflags = "-Wl,--whole-archive," + toolchain.runtime.string() + ",--no-whole-archive";
   base.set("LOOPRACE_CC", fmt::format("{} {} {}", toolchain.cc, cflags, ldflags));

@@ -2,9 +2,9 @@
 // names the compiler as $LOOPRACE_CC / $LOOPRACE_CXX (or adds $LOOPRACE_CFLAGS and
 // $LOOPRACE_LDFLAGS to its own), and we fill those with the plugin, its arguments and the runtime.
 //
-//   LOOPRACE_CC       gcc -fplugin=<so> <plugin args> -Wl,--whole-archive,<rt.a>,--no-whole-archive
-//   LOOPRACE_CXX      the same with g++
-//   LOOPRACE_CFLAGS   -fplugin=<so> <plugin args> (also meant for CXXFLAGS)
+//   LOOPRACE_CC       gcc [flags] -fplugin=<so> <plugin args>
+//   -Wl,--whole-archive,<rt.a>,--no-whole-archive LOOPRACE_CXX      the same with g++
+//   LOOPRACE_CFLAGS   [flags] -fplugin=<so> <plugin args> (also meant for CXXFLAGS)
 //   LOOPRACE_LDFLAGS  -Wl,--whole-archive,<rt.a>,--no-whole-archive
 //   LOOPRACE_OUTDIR   the variant's own absolute directory (the build runs there)
 //   LOOPRACE_SRCDIR   the directory looprace was started from
@@ -35,6 +35,9 @@ struct VariantSpec {
   // Layout randomization per build: layout-seed=S, the plugin pads each function by its own
   // seeded amount (0..63 bytes before its entry, never executed).
   std::optional<std::uint64_t> layout_seed;
+  // Flags put before the build's own (the race's adopted --try-flags, e.g. -funroll-loops):
+  // GCC applies -f and -m flags whatever their place, after the -O level's defaults.
+  std::vector<std::string> flags;
 };
 
 // True when this machine's CPU has rdpid (CPUID leaf 7, ECX bit 22).

@@ -21,8 +21,16 @@ void add_apply_command(CLI::App& app) {
     auto path = std::filesystem::absolute(*profile);
     profile::Profile parsed = profile::read_profile_file(path);
     build::Toolchain tools = build::find_toolchain();
-    std::printf("-fplugin=%s -fplugin-arg-looprace-profile=%s\n", tools.plugin.c_str(),
-                path.c_str());
+    // The flags the decisions were raced with come first, so that the build is the raced one.
+    std::string raced_flags;
+    for (const std::string& flag : parsed.flags) raced_flags += flag + " ";
+    std::printf("%s-fplugin=%s -fplugin-arg-looprace-profile=%s\n", raced_flags.c_str(),
+                tools.plugin.c_str(), path.c_str());
+    if (!parsed.flags.empty())
+      std::fprintf(stderr,
+                   "\nThe profile's decisions were raced with %s on top of the build's own "
+                   "flags; the line above adds them.",
+                   raced_flags.c_str());
     std::fprintf(stderr,
                  "\n%s: %zu loop(s). Add the line above to the compiler flags of every build (and "
                  "to the link flags under -flto).\nWith CMake:\n"

@@ -32,10 +32,22 @@ struct ClusterOptions {
 
 // The options that choose loops or name this race's own files, and those of the cluster: a
 // task gets every other argument of the command line, and its own loops and files.
-const std::set<std::string> kNotForTasks = {
-    "--loop",          "--hot",       "--coverage", "--budget",         "--nest-passes",
-    "--program-check", "--min-share", "--store",    "--profile",        "--workdir",
-    "--sbatch-arg",    "--per-task",  "--shards",   "--reuse-baseline", "--save-baseline"};
+const std::set<std::string> kNotForTasks = {"--loop",
+                                            "--hot",
+                                            "--coverage",
+                                            "--budget",
+                                            "--nest-passes",
+                                            "--program-check",
+                                            "--program-check-time",
+                                            "--min-share",
+                                            "--store",
+                                            "--profile",
+                                            "--workdir",
+                                            "--sbatch-arg",
+                                            "--per-task",
+                                            "--shards",
+                                            "--reuse-baseline",
+                                            "--save-baseline"};
 const std::set<std::string> kFlagsNotForTasks = {"--slurm", "--mixed-nodes", "--together",
                                                  "--force"};
 
@@ -158,10 +170,33 @@ void print_program_check(const std::optional<race::ProgramCheck>& c) {
   }
 }
 
+// Whether the race built with --try-flags, and what that rests on.
+void print_flags_trial(const std::optional<race::FlagsTrial>& t) {
+  if (!t) return;
+  std::string flags;
+  for (const auto& f : t->flags) flags += (flags.empty() ? "" : " ") + f;
+  std::printf("--try-flags %s: %s", flags.c_str(), t->adopted ? "adopted" : "not adopted");
+  if (t->from_store) {
+    std::printf(", as this store's first race decided\n");
+  } else if (!t->check->failure.empty()) {
+    std::printf(": the program %s\n", t->check->failure.c_str());
+  } else {
+    std::printf(
+        ": the plain program with them vs without, %zu runs each (CPU time): speedup %.3f "
+        "(CI %.3f..%.3f at %.1f%%), %s\n",
+        t->check->runs, t->check->speedup, t->check->ci_low, t->check->ci_high,
+        100 * t->check->confidence, t->check->verdict.c_str());
+  }
+  if (t->adopted)
+    std::printf("  the decisions are for builds with %s; the profile asks for them\n",
+                flags.c_str());
+}
+
 // What a race prints when it ends: the machine, each loop's decision, the whole-program check,
 // and where the profile and the store are.
 void print_summary(const race::RaceSummary& summary) {
   print_machine(summary);
+  print_flags_trial(summary.flags_trial);
   for (std::size_t k = 0; k < summary.loops.size(); ++k)
     print_loop(k + 1, summary.loops.size(), summary.loops[k]);
   print_program_check(summary.program_check);
@@ -235,6 +270,23 @@ void add_decision_options(CLI::App* cmd, race::RaceOptions* options) {
                   "would end after them (the first N runs are always taken)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_option("--try-flags", options->try_flags,
+                  "Flags to try on top of the build's own before racing, e.g. -funroll-loops: "
+                  "the plain program built with them is timed against the plain base as the "
+                  "whole-program check times a profile; if it is faster, every build of the race "
+                  "adds them (factor 0 is then what GCC does with them) and the profile asks for "
+                  "them (looprace apply prints them). -f and -m options and --param only")
+      ->delimiter(' ')
+      ->check(CLI::Validator(
+          [](std::string& flag) -> std::string {
+            if (flag.rfind("-f", 0) == 0 || flag.rfind("-m", 0) == 0 ||
+                flag.rfind("--param", 0) == 0)
+              return "";
+            return "'" + flag +
+                   "' is not an -f or -m option or --param (an -O level in "
+                   "the build command would override one given here)";
+          },
+          "FLAG ...", "compiler flag"));
   cmd->add_flag("--prefer-default,!--no-prefer-default", options->prefer_default,
                 "Keep GCC's choice (factor 0) unless the confirmation runs show the chosen factor "
                 "faster by more than --epsilon, whether or not factor 0 survived the race")
@@ -420,6 +472,10 @@ void check_cluster_options(const race::RaceOptions& options, const CLI::App& cmd
       (options.budget_seconds || options.together || cmd.count("--nest-passes") > 0))
     throw CLI::ValidationError("--slurm",
                                "--budget, --together and --nest-passes race on one machine");
+  if (cluster.slurm && !options.try_flags.empty())
+    throw CLI::ValidationError("--slurm",
+                               "--try-flags decides on one machine: race with the flags in the "
+                               "build command instead");
 }
 
 // What `looprace race` does once its options are parsed: completes and checks them, races

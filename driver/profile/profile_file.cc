@@ -63,10 +63,12 @@ Profile read_profile_file(const std::filesystem::path& file) {
 }
 
 void update_profile_file(const std::filesystem::path& file, const std::vector<Entry>& entries,
-                         const std::vector<std::string>& header_comments) {
+                         const std::vector<std::string>& header_comments,
+                         const std::vector<std::string>& flags) {
   Profile profile;
   if (std::filesystem::exists(file)) profile = read_profile_file(file);
   profile.header_comments = header_comments;
+  profile.flags = flags;
   for (const Entry& entry : entries) {
     bool replaced = false;
     for (Entry& old : profile.entries) {

@@ -21,10 +21,11 @@ Profile read_profile_file(const std::filesystem::path& file);
 
 // Writes `entries` into the profile at `file`: an entry replaces the one with the same id, the
 // entries of other loops already there are kept (in their order, new ones appended), and the
-// header comments become `header_comments`. A file that exists but does not parse is an error
-// (it is never overwritten). The write goes to a temporary file in the same directory that is
-// synced and renamed over `file`.
+// header comments become `header_comments` and the flags line `flags` (none when empty). A file
+// that exists but does not parse is an error (it is never overwritten). The write goes to a
+// temporary file in the same directory that is synced and renamed over `file`.
 void update_profile_file(const std::filesystem::path& file, const std::vector<Entry>& entries,
-                         const std::vector<std::string>& header_comments);
+                         const std::vector<std::string>& header_comments,
+                         const std::vector<std::string>& flags = {});
 
 }  // namespace looprace::profile

@@ -61,7 +61,9 @@ build::BuildJob build_job(const Workspace& ws, const build::VariantSpec& spec,
   job.label = label;
   job.command = ws.build_command;
   job.dir = dir;
-  job.env = build::build_environment(ws.toolchain, spec, dir, ws.srcdir);
+  build::VariantSpec with_flags = spec;
+  with_flags.flags.insert(with_flags.flags.begin(), ws.flags.begin(), ws.flags.end());
+  job.env = build::build_environment(ws.toolchain, with_flags, dir, ws.srcdir);
   job.timeout = ws.build_timeout;
   return job;
 }

@@ -45,6 +45,8 @@ struct Workspace {
   static constexpr std::chrono::milliseconds kFirstRunLimit{5 * 60 * 1000};
   std::optional<int> pin_cpu;
   std::vector<std::filesystem::path> check_files;
+  // Flags every build adds before the build's own (--try-flags, once adopted).
+  std::vector<std::string> flags;
   // Every build and run goes through it (tests script runs with their own).
   std::shared_ptr<const Executor> executor = process_executor();
 };

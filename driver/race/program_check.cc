@@ -96,7 +96,9 @@ void Racer::report_look(const ProgramCheck& check, unsigned look,
 ProgramCheck Racer::take_program_check(ProgramCheck check, const std::filesystem::path& profiled,
                                        const std::filesystem::path& base) {
   plans::ProgramCheckPolicy policy;
-  policy.first_pairs = options_.program_check_runs;
+  // --program-check 0 turns off the check of the profile, not the --try-flags trial's.
+  policy.first_pairs = options_.program_check_runs > 0 ? options_.program_check_runs
+                                                       : RaceOptions{}.program_check_runs;
   policy.confidence = options_.confidence;
   policy.epsilon = options_.plan.epsilon;
   const auto start = std::chrono::steady_clock::now();

@@ -106,6 +106,7 @@ void Racer::prepare() {
   store_->check_identity(identity, options_.force);
 
   baseline_and_reference();
+  try_flags();
   // The store takes this program's identity once the program is known to build and run.
   store_->bind_identity(identity, options_.force);
   program_ = program_of_this_code();
@@ -129,6 +130,10 @@ void Racer::prepare() {
   facts["looprace_version"] = options_.looprace_version;
   facts["layouts"] = options_.layouts;
   facts["baseline"] = baseline_origin_;
+  if (flags_trial_) {
+    facts["try_flags"] = {{"flags", fmt::format("{}", fmt::join(flags_trial_->flags, " "))},
+                          {"adopted", flags_trial_->adopted}};
+  }
   session_ = store_->begin_session(options_.command_line, facts);
 
   store::RunRow base;
@@ -798,7 +803,7 @@ void Racer::write_profile(const LoopOutcome& o, const ProgramCheck* withdrawn) {
                   facts_.compiler, facts_.cpu_model, store::utc_now()),
       "program: " + options_.build_command, "run: " + options_.run_command, "plan: " + d.plan,
       "id               location          function    pos  factor  evidence"};
-  profile::update_profile_file(options_.profile, {e}, header);
+  profile::update_profile_file(options_.profile, {e}, header, ws_.flags);
 }
 
 LoopChoice Racer::chosen_loops() {
@@ -852,6 +857,7 @@ RaceSummary Racer::run() {
     race_loops(loops, summary.loops);
   }
   summary.program_check = check_program(summary.loops);
+  summary.flags_trial = flags_trial_;
   if (summary.program_check && summary.program_check->withdrawn) {
     for (const auto& o : summary.loops) {
       if (o.decision.chosen != 0) write_profile(o, &*summary.program_check);

@@ -48,6 +48,9 @@ struct RaceOptions {
   // --program-check-time.
   std::size_t program_check_runs = 30;
   double program_check_seconds = 60;
+  // --try-flags: flags tried on top of the build's own before racing (e.g. -funroll-loops);
+  // adopted when the whole-program check shows the program faster with them.
+  std::vector<std::string> try_flags;
   bool keep_duplicates = false;  // race byte-identical factors apart (the paper's brute force)
   unsigned jobs = 2;
   std::vector<int> factors;  // empty: 0..16 (0 is always raced: it is the baseline arm)
@@ -118,6 +121,14 @@ struct ProgramCheck {
   std::vector<std::pair<std::string, int>> changes;  // loop id, factor
 };
 
+// What --try-flags decided: whether the race built everything with the flags, and on what.
+struct FlagsTrial {
+  std::vector<std::string> flags;
+  bool adopted = false;
+  bool from_store = false;            // an earlier session of this store decided it
+  std::optional<ProgramCheck> check;  // the plain program with the flags vs without (CPU time)
+};
+
 struct RaceSummary {
   run::MachineFacts facts;
   std::optional<double> tsc_hz;        // as the runtime measured it in the baseline run
@@ -125,6 +136,7 @@ struct RaceSummary {
   double baseline_seconds = 0;         // wall time of one baseline run
   std::vector<LoopOutcome> loops;
   std::optional<ProgramCheck> program_check;
+  std::optional<FlagsTrial> flags_trial;
   std::filesystem::path store, profile;
   double elapsed_seconds = 0;
 };

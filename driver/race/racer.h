@@ -171,6 +171,11 @@ class Racer {
   static AppliedFactors profile_changes(std::span<const LoopOutcome> outcomes);
   // The whole-program check (race/program_check.cc); none when nothing changes GCC's choice.
   std::optional<ProgramCheck> check_program(const std::vector<LoopOutcome>& outcomes);
+  // --try-flags (race/try_flags.cc).
+  void try_flags();
+  std::optional<bool> stored_flags_decision(const std::string& flags) const;
+  FlagsTrial check_flags(const std::vector<std::string>& flags);
+  void announce_flags_trial(const FlagsTrial& trial);
   std::string program_check_cost(double run_seconds) const;
   PairedRuns time_program_pairs(const std::filesystem::path& profiled,
                                 const std::filesystem::path& base, std::size_t pairs,
@@ -188,11 +193,13 @@ class Racer {
   std::optional<store::Store> store_;
   std::int64_t program_ = 0, session_ = 0;
   Baseline baseline_;
+  std::optional<Baseline> flags_baseline_;  // built with --try-flags, before it was adopted
   // The first baseline's build, built or reused: GCC's own choice for every loop (a nest pass's
   // baseline_ holds the earlier passes' factors); the whole-program check's base.
   std::filesystem::path plain_dir_;
   run::RunResult reference_;
-  std::string baseline_origin_;  // "built", or "reused <record>", for the session's facts
+  std::string baseline_origin_;            // "built", or "reused <record>", for the session's facts
+  std::optional<FlagsTrial> flags_trial_;  // --try-flags: race/try_flags.cc
   std::map<std::string, store::Hotness> hotness_;
   std::vector<store::Hotness> ranking_;  // hottest first
   double budget_run_seconds_ = 0;        // one run's wall time as --budget counts it

@@ -13,6 +13,7 @@
 
 #include "build_test_util.h"
 #include "one_loop_program.h"
+#include "profile/profile_file.h"
 #include "race/race.h"
 #include "store/store.h"
 
@@ -38,15 +39,15 @@ class ScriptedExecutor : public ProcessExecutor {
   std::function<double(bool profiled)> program_script = [](bool) { return 1.0; };
   // Wall seconds of the base build's runs (0: as measured); --budget is priced by them.
   double baseline_wall = 0;
+  // CPU seconds of a run of the plain build with --try-flags (the base's: program_script).
+  double flags_seconds = 1.0;
 
   run::RunResult run(const run::RunSpec& spec) const override {
     run::RunResult result = ProcessExecutor::run(spec);
     std::lock_guard<std::mutex> lock(mutex_);
     const std::string dir = spec.env.get("LOOPRACE_OUTDIR").value_or("");
     for (bool profiled : {false, true}) {
-      const std::string name = profiled ? "/program-check" : "/baseline";
-      if (dir.size() >= name.size() &&
-          dir.compare(dir.size() - name.size(), name.size(), name) == 0) {
+      if (ends_with(dir, profiled ? "/program-check" : "/baseline")) {
         std::normal_distribution<double> noise(0.0, 0.005);
         result.process.user_seconds = program_script(profiled) * std::exp(noise(random_));
         result.process.system_seconds = 0;
@@ -56,6 +57,11 @@ class ScriptedExecutor : public ProcessExecutor {
           result.process.term_signal = 11;
         }
       }
+    }
+    if (ends_with(dir, "/baseline-try-flags")) {
+      std::normal_distribution<double> noise(0.0, 0.005);
+      result.process.user_seconds = flags_seconds * std::exp(noise(random_));
+      result.process.system_seconds = 0;
     }
     int factor = factor_of(spec);
     if (factor < 0) return result;  // the baseline's and the hotness runs keep their timings
@@ -88,6 +94,11 @@ class ScriptedExecutor : public ProcessExecutor {
     std::smatch m;
     std::string dir = spec.env.get("LOOPRACE_OUTDIR").value_or("");
     return std::regex_search(dir, m, variant) ? std::stoi(m[1]) : -1;
+  }
+
+  static bool ends_with(const std::string& text, const std::string& end) {
+    return text.size() >= end.size() &&
+           text.compare(text.size() - end.size(), end.size(), end) == 0;
   }
 
   Script script_;
@@ -141,6 +152,7 @@ class RaceEngine : public ::testing::Test {
     executor_ = std::make_shared<ScriptedExecutor>(script);
     executor_->program_script = std::move(program_script);
     executor_->baseline_wall = baseline_wall;
+    executor_->flags_seconds = executor_flags_seconds_;
     options_.executor = executor_;
     auto previous = std::filesystem::current_path();
     std::filesystem::current_path(dir_.path());
@@ -174,6 +186,7 @@ class RaceEngine : public ::testing::Test {
   ScratchDir dir_;
   RaceOptions options_;
   std::shared_ptr<ScriptedExecutor> executor_;
+  double executor_flags_seconds_ = 1.0;     // CPU seconds of the --try-flags build's runs
   std::vector<std::string> announcements_;  // the races' cost, said up front
   std::string phase_;                       // of the latest progress report
 };
@@ -253,6 +266,44 @@ TEST_F(RaceEngine, TheWholeProgramCheckLooksAgainUntilItShowsASmallLoss) {
   EXPECT_EQ(first_look.program_check->runs, 30u);
   EXPECT_FALSE(first_look.program_check->withdrawn);
   EXPECT_EQ(profile_line(first_look).factor, 4);
+}
+
+// --try-flags: flags that make the plain program faster are adopted, so every build adds them
+// (the loop table's base says so) and the profile asks for them; a rerun takes the store's
+// decision. Flags that make it slower are left out.
+TEST_F(RaceEngine, TryFlagsAdoptsFlagsThatMakeTheProgramFaster) {
+  auto script = [](int factor, std::size_t) {
+    return factor >= 4 && factor < 8 ? 0.9 * kCycles : kCycles;
+  };
+  options_.try_flags = {"-funroll-loops"};
+  options_.program_check_runs = 0;
+  executor_flags_seconds_ = 0.8;
+  RaceSummary faster = race(script);
+  ASSERT_TRUE(faster.flags_trial);
+  EXPECT_TRUE(faster.flags_trial->adopted);
+  EXPECT_FALSE(faster.flags_trial->from_store);
+  EXPECT_EQ(faster.flags_trial->check->verdict, "faster");
+  profile::Profile written = profile::read_profile_file(options_.profile);
+  EXPECT_EQ(written.flags, std::vector<std::string>{"-funroll-loops"});
+  EXPECT_NE(profile_line(faster).evidence.find("base=-O2%20-funroll-loops"), std::string::npos)
+      << profile_line(faster).evidence;
+
+  executor_flags_seconds_ = 1.2;  // the store's decision stands: nothing is timed again
+  RaceSummary again = race(script);
+  ASSERT_TRUE(again.flags_trial);
+  EXPECT_TRUE(again.flags_trial->adopted);
+  EXPECT_TRUE(again.flags_trial->from_store);
+  EXPECT_TRUE(again.loops[0].decided_earlier);
+
+  options_.store = dir_ / "slower.db";
+  options_.profile = dir_ / "slower.profile";
+  RaceSummary slower = race(script);
+  ASSERT_TRUE(slower.flags_trial);
+  EXPECT_FALSE(slower.flags_trial->adopted);
+  EXPECT_EQ(slower.flags_trial->check->verdict, "slower");
+  EXPECT_TRUE(profile::read_profile_file(options_.profile).flags.empty());
+  EXPECT_EQ(profile_line(slower).evidence.find("funroll"), std::string::npos)
+      << profile_line(slower).evidence;
 }
 
 // A profile whose program crashes is withdrawn, not kept and not an error.

@@ -53,6 +53,13 @@ expect_error "--timeout: a time limit must be more than 0 seconds" \
   "$looprace" race --build "$build_cmd" --run "$run" --timeout 0
 expect_error "--timeout: 'soon' is not a number" \
   "$looprace" race --build "$build_cmd" --run "$run" --timeout soon
+expect_error "--try-flags: '-O3' is not an -f or -m option or --param" \
+  "$looprace" race --build "$build_cmd" --run "$run" --try-flags=-O3
+expect_error "--try-flags decides on one machine" \
+  "$looprace" race --build "$build_cmd" --run "$run" --try-flags -funroll-loops --slurm
+printf 'looprace-profile 1\nflags -funroll-loops O2\n' >flags.profile
+expect_error "flags.profile:2: flag 'O2' on the flags line is not an option" \
+  "$looprace" apply --profile flags.profile
 
 # A store with 4 KB of garbage over one of its pages is refused, by race and report alike.
 cp store.db damaged.db

@@ -46,6 +46,20 @@ gcc -O2 -c "$work/saxpy.c" -o "$work/plain.o"
 [ "$(code "$object")" = "$(code "$work/pragma.o")" ] || fail "profile build != #pragma GCC unroll 4"
 [ "$(code "$object")" != "$(code "$work/plain.o")" ] || fail "the profile changed nothing"
 
+# A profile raced with -funroll-loops says so on its flags line; apply and the CMake helper add
+# them, so that factor 0 there is GCC's unrolling: the code of a plain -O2 -funroll-loops build.
+printf 'looprace-profile 1\nflags -funroll-loops\n%s %s saxpy %s 0\n' "$id" "$place" "$pos" \
+  >"$work/unroll.profile"
+flags=$("$prefix/bin/looprace" apply --profile "$work/unroll.profile" 2>/dev/null)
+[[ $flags == "-funroll-loops -fplugin="* ]] || fail "apply of a flags line printed '$flags'"
+cmake -S "$here/project" -B "$work/unroll" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=None \
+  -DCMAKE_C_FLAGS=-O2 -DPROFILE="$work/unroll.profile" >/dev/null
+cmake --build "$work/unroll" >/dev/null
+gcc -O2 -funroll-loops -c "$work/saxpy.c" -o "$work/unrolled.o"
+[ "$(code "$(find "$work/unroll" -name 'saxpy.c.o')")" = "$(code "$work/unrolled.o")" ] ||
+  fail "the CMake helper did not add the profile's -funroll-loops"
+[ "$(code "$work/unrolled.o")" != "$(code "$work/plain.o")" ] || fail "-funroll-loops changed nothing"
+
 # A GCC of another major version than the plugin's is refused at configure time, naming both.
 if cmake -S "$here/project" -B "$work/other" -DCMAKE_PREFIX_PATH="$prefix" \
   -DPRETEND_C_COMPILER_VERSION=13.1.0 -DPROFILE="$work/saxpy.profile" >"$work/other.log" 2>&1; then

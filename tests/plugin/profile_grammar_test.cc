@@ -106,6 +106,19 @@ TEST(ProfileGrammar, RoundTripsEntriesAndComments) {
   EXPECT_EQ(lp::format_profile(again), text);
 }
 
+// The flags a profile's decisions were raced with survive a round trip, before the entries.
+TEST(ProfileGrammar, RoundTripsTheFlagsLine) {
+  lp::Profile profile;
+  profile.flags = {"-funroll-loops", "-fno-web"};
+  profile.entries = {sample_entry()};
+  const std::string text = lp::format_profile(profile);
+  EXPECT_EQ(text.find("flags -funroll-loops -fno-web\n"), text.find('\n') + 1) << text;
+  lp::Profile parsed = parse_ok(text);
+  EXPECT_EQ(parsed.flags, profile.flags);
+  ASSERT_EQ(parsed.entries.size(), 1u);
+  EXPECT_TRUE(parse_ok("looprace-profile 1\n").flags.empty());
+}
+
 TEST(ProfileGrammar, IgnoresBlankLinesTrailingCommentsAndCarriageReturns) {
   lp::Profile profile = parse_ok(
       "\n# leading comment\n\nlooprace-profile 1   # version\r\n\n"
@@ -194,5 +207,10 @@ INSTANTIATE_TEST_SUITE_P(
         MalformedCase{HEADER "1a2b3c4d5e6f7081 a.c:1:1 f 0/1 4 k=%q\n", 2, "bad evidence"},
         MalformedCase{HEADER "1a2b3c4d5e6f7081 a.c:1:1 f 0/1 4\n"
                              "1a2b3c4d5e6f7081 a.c:2:1 f 0/1 2\n",
-                      3, "duplicate loop id 1a2b3c4d5e6f7081 (first on line 2)"}));
+                      3, "duplicate loop id 1a2b3c4d5e6f7081 (first on line 2)"},
+        MalformedCase{HEADER "flags\n", 2, "the flags line names no flag"},
+        MalformedCase{HEADER "flags -funroll-loops O2\n", 2, "flag 'O2' on the flags line"},
+        MalformedCase{HEADER "flags -fweb\nflags -funroll-loops\n", 3, "a second flags line"},
+        MalformedCase{HEADER "1a2b3c4d5e6f7081 a.c:1:1 f 0/1 4\nflags -fweb\n", 3,
+                      "before the first loop line"}));
 #undef HEADER
