@@ -10,6 +10,7 @@
 #include "build/variant_env.h"
 #include "cli/commands.h"
 #include "race/program.h"
+#include "store/dataset.h"
 
 namespace looprace::cli {
 namespace {
@@ -58,7 +59,9 @@ RankedLoops rank_loops(const race::Workspace& ws, const race::Baseline& baseline
                        const LoopsOptions& o) {
   RankedLoops ranked;
   if (!o.run_command.empty()) {
-    const double plain_seconds = race::reference_run(ws, baseline).process.wall_seconds;
+    const run::RunResult reference = race::reference_run(ws, baseline);
+    const double plain_seconds = store::undisturbed_seconds(reference.process.wall_seconds,
+                                                            reference.observations.off_cpu_ns);
     for (const auto& h : race::measure_hotness(ws, baseline.table, std::max(1u, o.runs),
                                                baseline.dir, plain_seconds)) {
       ranked.hot[h.id] = h;

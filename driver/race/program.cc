@@ -251,7 +251,9 @@ std::vector<store::Hotness> measure_hotness(
     run::RunResult plain = run_build_once(ws, plain_dir);
     if (on_run) on_run(plain, "plain");
     if (plain.process.succeeded()) {
-      plain_seconds = std::min(plain_seconds, plain.process.wall_seconds);
+      plain_seconds = std::min(
+          plain_seconds,
+          store::undisturbed_seconds(plain.process.wall_seconds, plain.observations.off_cpu_ns));
     }
     for (const auto& [depth, dir] : dirs) {
       run::RunResult r = run_build_once(ws, dir);

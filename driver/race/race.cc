@@ -139,6 +139,7 @@ void Racer::prepare() {
   store::RunRow base;
   base.kind = store::RunKind::kBaseline;
   base.wall_seconds = reference_.process.wall_seconds;
+  base.off_cpu_ns = reference_.observations.off_cpu_ns;
   base.exit_status = exit_status_of(reference_.process);
   store_->add_run(program_, session_, base);
   // The first session's run time prices --budget, so that a resumed race computes the same
@@ -244,18 +245,21 @@ std::vector<store::Hotness> Racer::hotness_ranking() {
   RaceProgress p;
   p.phase = "measuring hotness";
   report(p);
-  return measure_hotness(
-      ws_, baseline_.table, std::max(1u, options_.hotness_runs), baseline_.dir,
-      reference_.process.wall_seconds, [&](const run::RunResult& r, const std::string& build) {
-        store::RunRow row;
-        row.kind = build == "plain" ? store::RunKind::kBaseline : store::RunKind::kHotness;
-        if (build != "plain") row.target_loop = build;
-        row.wall_seconds = r.process.wall_seconds;
-        row.exit_status = exit_status_of(r.process);
-        row.ok = r.process.succeeded();
-        row.observations = observations_of(r);
-        store_->add_run(program_, session_, row);
-      });
+  return measure_hotness(ws_, baseline_.table, std::max(1u, options_.hotness_runs), baseline_.dir,
+                         store::undisturbed_seconds(reference_.process.wall_seconds,
+                                                    reference_.observations.off_cpu_ns),
+                         [&](const run::RunResult& r, const std::string& build) {
+                           store::RunRow row;
+                           row.kind = build == "plain" ? store::RunKind::kBaseline
+                                                       : store::RunKind::kHotness;
+                           if (build != "plain") row.target_loop = build;
+                           row.wall_seconds = r.process.wall_seconds;
+                           row.off_cpu_ns = r.observations.off_cpu_ns;
+                           row.exit_status = exit_status_of(r.process);
+                           row.ok = r.process.succeeded();
+                           row.observations = observations_of(r);
+                           store_->add_run(program_, session_, row);
+                         });
 }
 
 // What the whole-program check may add to the announced cost: its first look always, then

@@ -89,7 +89,8 @@ std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, do
                                     double probe_cycles) {
   std::vector<double> plain;
   for (const auto& r : store.runs(program, RunKind::kBaseline)) {
-    if (r.ok && r.wall_seconds > 0) plain.push_back(r.wall_seconds);
+    if (r.ok && r.wall_seconds > 0)
+      plain.push_back(undisturbed_seconds(r.wall_seconds, r.off_cpu_ns));
   }
   std::vector<HotnessSample> samples;
   for (const auto& r : store.runs(program, RunKind::kHotness)) {

@@ -81,5 +81,12 @@ TEST(Hotness, ALoopIsBoundedByTheLoopThatEnclosesIt) {
   EXPECT_EQ(ranked.front().id, "a");  // hottest first
 }
 
+// A plain run's time on its CPU: what it waited is taken out, never more than its wall time.
+TEST(Hotness, APlainRunCountsOnlyItsTimeOnTheCpu) {
+  EXPECT_DOUBLE_EQ(undisturbed_seconds(0.010, 6'000'000), 0.004);  // waited 6 of its 10 ms
+  EXPECT_DOUBLE_EQ(undisturbed_seconds(0.010, 0), 0.010);
+  EXPECT_DOUBLE_EQ(undisturbed_seconds(0.010, 20'000'000), 0.010);  // a bogus count is ignored
+}
+
 }  // namespace
 }  // namespace looprace::store
