@@ -179,7 +179,7 @@ void print_flags_trial(const std::optional<race::FlagsTrial>& t) {
   if (t->from_store) {
     std::printf(", as this store's first race decided\n");
   } else if (!t->check->failure.empty()) {
-    std::printf(": the program %s\n", t->check->failure.c_str());
+    std::printf(": %s\n", t->check->failure.c_str());
   } else {
     std::printf(
         ": the plain program with them vs without, %zu runs each (CPU time): speedup %.3f "

@@ -73,7 +73,7 @@ PairedRuns Racer::time_program_pairs(const std::filesystem::path& profiled,
     run::Judgement j =
         run::judge_run(reference_, r, run::CheckOptions{options_.check_output}, false);
     if (j.ok()) return cpu_seconds(r);
-    failure = fmt::format("a run of the {} build failed: {}", is_profiled ? "profiled" : "base",
+    failure = fmt::format("a run of the {} build failed: {}", is_profiled ? "changed" : "base",
                           j.message);
     return std::nullopt;
   });

@@ -36,7 +36,7 @@ FlagsTrial Racer::check_flags(const std::vector<std::string>& flags) {
     flags_baseline_ = build_baseline(with_flags, {}, "baseline-try-flags");
   } catch (const std::runtime_error& e) {  // the build failed, or it has no loops
     ProgramCheck failed;
-    failed.failure = std::string("does not build: ") + e.what();
+    failed.failure = std::string("the program does not build with them: ") + e.what();
     trial.check = failed;
     return trial;
   }
@@ -52,8 +52,7 @@ void Racer::announce_flags_trial(const FlagsTrial& trial) {
     p.announcement = fmt::format("--try-flags {}: {}, as this store's first race decided", flags,
                                  trial.adopted ? "adopted" : "not adopted");
   } else if (!trial.check->failure.empty()) {
-    p.announcement =
-        fmt::format("--try-flags {}: not adopted: the program {}", flags, trial.check->failure);
+    p.announcement = fmt::format("--try-flags {}: not adopted: {}", flags, trial.check->failure);
   } else {
     const ProgramCheck& c = *trial.check;
     p.announcement = fmt::format(

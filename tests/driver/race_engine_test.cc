@@ -62,6 +62,10 @@ class ScriptedExecutor : public ProcessExecutor {
       std::normal_distribution<double> noise(0.0, 0.005);
       result.process.user_seconds = flags_seconds * std::exp(noise(random_));
       result.process.system_seconds = 0;
+      if (flags_seconds < 0) {  // a scripted crash
+        result.process.ending = run::Ending::signaled;
+        result.process.term_signal = 11;
+      }
     }
     int factor = factor_of(spec);
     if (factor < 0) return result;  // the baseline's and the hotness runs keep their timings
@@ -304,6 +308,14 @@ TEST_F(RaceEngine, TryFlagsAdoptsFlagsThatMakeTheProgramFaster) {
   EXPECT_TRUE(profile::read_profile_file(options_.profile).flags.empty());
   EXPECT_EQ(profile_line(slower).evidence.find("funroll"), std::string::npos)
       << profile_line(slower).evidence;
+
+  options_.store = dir_ / "crash.db";
+  executor_flags_seconds_ = -1;  // the program crashes with the flags: left out, not an error
+  RaceSummary crash = race(script);
+  ASSERT_TRUE(crash.flags_trial);
+  EXPECT_FALSE(crash.flags_trial->adopted);
+  EXPECT_NE(crash.flags_trial->check->failure.find("signal 11"), std::string::npos)
+      << crash.flags_trial->check->failure;
 }
 
 // A profile whose program crashes is withdrawn, not kept and not an error.
