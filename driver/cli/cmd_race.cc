@@ -286,7 +286,8 @@ void add_decision_options(CLI::App* cmd, race::RaceOptions* options) {
                    "' is not an -f or -m option or --param (an -O level in "
                    "the build command would override one given here)";
           },
-          "FLAG ...", "compiler flag"));
+          "", "compiler flag"))
+      ->type_name("FLAG");
   cmd->add_flag("--prefer-default,!--no-prefer-default", options->prefer_default,
                 "Keep GCC's choice (factor 0) unless the confirmation runs show the chosen factor "
                 "faster by more than --epsilon, whether or not factor 0 survived the race")
