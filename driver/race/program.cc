@@ -75,18 +75,31 @@ run::Environment run_environment(const Workspace& ws, const std::filesystem::pat
   return env;
 }
 
-run::RunResult run_build_once(const Workspace& ws, const std::filesystem::path& dir,
-                              std::optional<std::uint64_t> layout_seed) {
+namespace {
+
+run::RunSpec run_spec(const Workspace& ws, const std::filesystem::path& dir) {
   run::RunSpec spec;
   spec.command = ws.run_command;
   spec.cwd = ws.srcdir;
   spec.env = run_environment(ws, dir);
-  spec.records_file = records_file(dir);
   spec.timeout = ws.run_timeout;
   spec.pin_cpu = ws.pin_cpu;
-  spec.layout_seed = layout_seed;
   spec.check_files = ws.check_files;
+  return spec;
+}
+
+}  // namespace
+
+run::RunResult run_build_once(const Workspace& ws, const std::filesystem::path& dir,
+                              std::optional<std::uint64_t> layout_seed) {
+  run::RunSpec spec = run_spec(ws, dir);
+  spec.records_file = records_file(dir);
+  spec.layout_seed = layout_seed;
   return ws.executor->run(spec);
+}
+
+run::RunResult run_plain_once(const Workspace& ws, const std::filesystem::path& dir) {
+  return ws.executor->run(run_spec(ws, dir));
 }
 
 Baseline build_baseline(const Workspace& ws, const AppliedFactors& applied,

@@ -69,7 +69,7 @@ PairedRuns Racer::time_program_pairs(const std::filesystem::path& profiled,
                                      const std::filesystem::path& base, std::size_t pairs,
                                      std::uint64_t seed, std::string& failure) {
   return take_pairs(pairs, seed, [&](bool is_profiled, std::size_t) -> std::optional<double> {
-    run::RunResult r = run_build_once(ws_, is_profiled ? profiled : base);
+    run::RunResult r = run_plain_once(ws_, is_profiled ? profiled : base);
     run::Judgement j =
         run::judge_run(reference_, r, run::CheckOptions{options_.check_output}, false);
     if (j.ok()) return cpu_seconds(r);

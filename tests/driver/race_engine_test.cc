@@ -41,6 +41,8 @@ class ScriptedExecutor : public ProcessExecutor {
   double baseline_wall = 0;
   // CPU seconds of a run of the plain build with --try-flags (the base's: program_script).
   double flags_seconds = 1.0;
+  // Runs of the whole-program check's build, and those of them with the runtime on.
+  mutable std::size_t check_runs = 0, check_runs_with_records = 0;
 
   run::RunResult run(const run::RunSpec& spec) const override {
     run::RunResult result = ProcessExecutor::run(spec);
@@ -57,6 +59,10 @@ class ScriptedExecutor : public ProcessExecutor {
           result.process.term_signal = 11;
         }
       }
+    }
+    if (ends_with(dir, "/program-check")) {
+      ++check_runs;
+      if (!spec.records_file.empty()) ++check_runs_with_records;
     }
     if (ends_with(dir, "/baseline-try-flags")) {
       std::normal_distribution<double> noise(0.0, 0.005);
@@ -222,6 +228,10 @@ TEST_F(RaceEngine, TheWholeProgramCheckWithdrawsAProfileThatSlowsTheProgram) {
   RaceSummary kept = race(script);
   ASSERT_TRUE(kept.program_check);
   EXPECT_FALSE(kept.program_check->withdrawn);
+  // The whole program is timed with the runtime off: its start-up work and the 1 ms floor of
+  // its clock calibration would hide what a short program's changes do.
+  EXPECT_GE(executor_->check_runs, 30u);
+  EXPECT_EQ(executor_->check_runs_with_records, 0u);
   EXPECT_EQ(kept.program_check->changes.size(), 1u);
   EXPECT_EQ(profile_line(kept).factor, 4);
 
