@@ -39,6 +39,7 @@ const std::set<std::string> kNotForTasks = {"--loop",
                                             "--nest-passes",
                                             "--program-check",
                                             "--program-check-time",
+                                            "--check-run",
                                             "--min-share",
                                             "--store",
                                             "--profile",
@@ -265,6 +266,11 @@ void add_decision_options(CLI::App* cmd, race::RaceOptions* options) {
                   "faster or slower nor lies within 1 +- --epsilon (up to 32 N); a profile that "
                   "makes it slower is withdrawn (0: no check)")
       ->capture_default_str();
+  cmd->add_option("--check-run", options->check_run_command,
+                  "Run command the whole-program check and --try-flags time, when --run's "
+                  "input is smaller than the program's real use (default: --run): a loop's "
+                  "race needs many short runs, a decision about the whole program a run like "
+                  "the real one");
   cmd->add_option("--program-check-time", options->program_check_seconds,
                   "Seconds the whole-program check may take: no further look starts that "
                   "would end after them (the first N runs are always taken)")

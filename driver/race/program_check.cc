@@ -65,13 +65,14 @@ std::optional<ProgramCheck> Racer::check_program(const std::vector<LoopOutcome>&
 
 // `pairs` interleaved pairs of runs of the base and the profiled build: their CPU seconds, or
 // why a run failed.
-PairedRuns Racer::time_program_pairs(const std::filesystem::path& profiled,
+PairedRuns Racer::time_program_pairs(const Workspace& ws, const run::RunResult& reference,
+                                     const std::filesystem::path& profiled,
                                      const std::filesystem::path& base, std::size_t pairs,
                                      std::uint64_t seed, std::string& failure) {
   return take_pairs(pairs, seed, [&](bool is_profiled, std::size_t) -> std::optional<double> {
-    run::RunResult r = run_plain_once(ws_, is_profiled ? profiled : base);
+    run::RunResult r = run_plain_once(ws, is_profiled ? profiled : base);
     run::Judgement j =
-        run::judge_run(reference_, r, run::CheckOptions{options_.check_output}, false);
+        run::judge_run(reference, r, run::CheckOptions{options_.check_output}, false);
     if (j.ok()) return cpu_seconds(r);
     failure = fmt::format("a run of the {} build failed: {}", is_profiled ? "changed" : "base",
                           j.message);
@@ -90,21 +91,44 @@ void Racer::report_look(const ProgramCheck& check, unsigned look,
   report(p);
 }
 
-// The check's looks: pairs of runs of the base and the profiled build, interleaved, until the
-// policy's outcome is resolved, its looks run out, or the next look would pass
-// --program-check-time (the first look is always taken).
-ProgramCheck Racer::take_program_check(ProgramCheck check, const std::filesystem::path& profiled,
-                                       const std::filesystem::path& base) {
+// The sequential check's looks, at the race's confidence and epsilon.
+plans::ProgramCheckPolicy Racer::check_policy() const {
   plans::ProgramCheckPolicy policy;
   // --program-check 0 turns off the check of the profile, not the --try-flags trial's.
   policy.first_pairs = options_.program_check_runs > 0 ? options_.program_check_runs
                                                        : RaceOptions{}.program_check_runs;
   policy.confidence = options_.confidence;
   policy.epsilon = options_.plan.epsilon;
+  return policy;
+}
+
+// With --check-run, the workspace runs that command and the base's first run of it is the
+// output both builds must print; false when that run fails (`reference` says how).
+bool Racer::check_run_setup(const std::filesystem::path& base, Workspace& ws,
+                            run::RunResult& reference) {
+  if (options_.check_run_command.empty()) return true;
+  ws.run_command = options_.check_run_command;
+  reference = run_plain_once(ws, base);
+  return reference.process.succeeded();
+}
+
+// The check's looks: pairs of runs of the base and the profiled build, interleaved, until the
+// policy's outcome is resolved, its looks run out, or the next look would pass
+// --program-check-time (the first look is always taken).
+ProgramCheck Racer::take_program_check(ProgramCheck check, const std::filesystem::path& profiled,
+                                       const std::filesystem::path& base) {
+  const plans::ProgramCheckPolicy policy = check_policy();
   const auto start = std::chrono::steady_clock::now();
   auto seconds_so_far = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  Workspace ws = ws_;
+  run::RunResult reference = reference_;
+  if (!check_run_setup(base, ws, reference)) {
+    check.withdrawn = true;
+    check.failure = "the base build fails the --check-run command: " + reference.process.describe();
+    return check;
+  }
   std::vector<double> a, b;
   plans::ProgramCheckOutcome outcome = plans::ProgramCheckOutcome::unresolved;
   stats::SpeedupTestResult test;
@@ -116,7 +140,7 @@ ProgramCheck Racer::take_program_check(ProgramCheck check, const std::filesystem
       break;
     report_look(check, look, policy, a.size());
     std::string failure;
-    PairedRuns pairs = time_program_pairs(profiled, base, wanted - a.size(),
+    PairedRuns pairs = time_program_pairs(ws, reference, profiled, base, wanted - a.size(),
                                           mix(options_.seed, 0x70726f67ULL + look), failure);
     if (pairs.failed) {
       check.withdrawn = true;

@@ -48,6 +48,8 @@ struct RaceOptions {
   // --program-check-time.
   std::size_t program_check_runs = 30;
   double program_check_seconds = 60;
+  // --check-run: what the whole-program check and --try-flags run (empty: the run command).
+  std::string check_run_command;
   // --try-flags: flags tried on top of the build's own before racing (e.g. -funroll-loops);
   // adopted when the whole-program check shows the program faster with them.
   std::vector<std::string> try_flags;

@@ -177,9 +177,12 @@ class Racer {
   FlagsTrial check_flags(const std::vector<std::string>& flags);
   void announce_flags_trial(const FlagsTrial& trial);
   std::string program_check_cost(double run_seconds) const;
-  PairedRuns time_program_pairs(const std::filesystem::path& profiled,
+  PairedRuns time_program_pairs(const Workspace& ws, const run::RunResult& reference,
+                                const std::filesystem::path& profiled,
                                 const std::filesystem::path& base, std::size_t pairs,
                                 std::uint64_t seed, std::string& failure);
+  plans::ProgramCheckPolicy check_policy() const;
+  bool check_run_setup(const std::filesystem::path& base, Workspace& ws, run::RunResult& reference);
   void report_look(const ProgramCheck& check, unsigned look,
                    const plans::ProgramCheckPolicy& policy, std::size_t pairs_so_far);
   ProgramCheck take_program_check(ProgramCheck check, const std::filesystem::path& profiled,

@@ -43,6 +43,7 @@ class ScriptedExecutor : public ProcessExecutor {
   double flags_seconds = 1.0;
   // Runs of the whole-program check's build, and those of them with the runtime on.
   mutable std::size_t check_runs = 0, check_runs_with_records = 0;
+  mutable std::set<std::string> check_commands;  // what the profiled build's check runs ran
 
   run::RunResult run(const run::RunSpec& spec) const override {
     run::RunResult result = ProcessExecutor::run(spec);
@@ -63,6 +64,7 @@ class ScriptedExecutor : public ProcessExecutor {
     if (ends_with(dir, "/program-check")) {
       ++check_runs;
       if (!spec.records_file.empty()) ++check_runs_with_records;
+      check_commands.insert(spec.command);
     }
     if (ends_with(dir, "/baseline-try-flags")) {
       std::normal_distribution<double> noise(0.0, 0.005);
@@ -234,6 +236,18 @@ TEST_F(RaceEngine, TheWholeProgramCheckWithdrawsAProfileThatSlowsTheProgram) {
   EXPECT_EQ(executor_->check_runs_with_records, 0u);
   EXPECT_EQ(kept.program_check->changes.size(), 1u);
   EXPECT_EQ(profile_line(kept).factor, 4);
+
+  EXPECT_EQ(executor_->check_commands, std::set<std::string>{options_.run_command});
+
+  // --check-run: the whole program is timed on another command than the races'.
+  options_.store = dir_ / "check-run.db";
+  options_.profile = dir_ / "check-run.profile";
+  options_.check_run_command = options_.run_command + " 3";
+  RaceSummary other_input = race(script);
+  ASSERT_TRUE(other_input.program_check);
+  EXPECT_FALSE(other_input.program_check->withdrawn) << other_input.program_check->failure;
+  EXPECT_EQ(executor_->check_commands, std::set<std::string>{options_.check_run_command});
+  options_.check_run_command.clear();
 
   options_.store = dir_ / "slower.db";
   options_.profile = dir_ / "slower.profile";
