@@ -268,6 +268,12 @@ std::string Racer::program_check_cost(double run_seconds) const {
   if (options_.program_check_runs == 0) return "";
   plans::ProgramCheckPolicy policy;
   policy.first_pairs = options_.program_check_runs;
+  if (!options_.check_run_command.empty()) {  // runs of another command: their time is unknown
+    return fmt::format(
+        "; the whole-program check, if a change stands: {} runs of each build with --check-run, "
+        "then more while {:.0f} s allow",
+        policy.first_pairs, options_.program_check_seconds);
+  }
   const double first = 2.0 * double(policy.first_pairs) * run_seconds;
   const double all = 2.0 * double(plans::pairs_after_look(policy, policy.looks - 1)) * run_seconds;
   return fmt::format("; the whole-program check, if a change stands: {:.0f} to {:.0f} s", first,
