@@ -64,6 +64,14 @@ struct Profile {
 // The keyword of the optional flags line.
 inline constexpr std::string_view kFlagsKeyword = "flags";
 
+// Flags as one command-line string, blank-separated: what the flags line holds after its
+// keyword, and what a build adds.
+inline std::string join_flags(const std::vector<std::string>& flags) {
+  std::string text;
+  for (const std::string& flag : flags) text += (text.empty() ? "" : " ") + flag;
+  return text;
+}
+
 struct ParseError {
   std::string message;
   int line = 0;  // 1-based line of the profile; 0 when not tied to a line
@@ -331,11 +339,8 @@ inline std::string format_entry(const Entry& entry) {
 // Formats a whole profile: the version line, the header comments, then one line per entry.
 inline std::string format_profile(const Profile& profile) {
   std::string text = std::string(kMagic) + " " + std::to_string(kVersion) + "\n";
-  if (!profile.flags.empty()) {
-    text += std::string(kFlagsKeyword);
-    for (const std::string& flag : profile.flags) text += " " + flag;
-    text += "\n";
-  }
+  if (!profile.flags.empty())
+    text += std::string(kFlagsKeyword) + " " + join_flags(profile.flags) + "\n";
   for (const std::string& comment : profile.header_comments) text += "# " + comment + "\n";
   for (const Entry& entry : profile.entries) text += format_entry(entry) + "\n";
   return text;

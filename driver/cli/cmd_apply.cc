@@ -22,10 +22,9 @@ void add_apply_command(CLI::App& app) {
     profile::Profile parsed = profile::read_profile_file(path);
     build::Toolchain tools = build::find_toolchain();
     // The flags the decisions were raced with come first, so that the build is the raced one.
-    std::string raced_flags;
-    for (const std::string& flag : parsed.flags) raced_flags += flag + " ";
-    std::printf("%s-fplugin=%s -fplugin-arg-looprace-profile=%s\n", raced_flags.c_str(),
-                tools.plugin.c_str(), path.c_str());
+    const std::string raced_flags = profile::join_flags(parsed.flags);
+    std::printf("%s%s-fplugin=%s -fplugin-arg-looprace-profile=%s\n", raced_flags.c_str(),
+                raced_flags.empty() ? "" : " ", tools.plugin.c_str(), path.c_str());
     if (!parsed.flags.empty())
       std::fprintf(stderr,
                    "\nThe profile's decisions were raced with %s on top of the build's own "

@@ -174,8 +174,7 @@ void print_program_check(const std::optional<race::ProgramCheck>& c) {
 // Whether the race built with --try-flags, and what that rests on.
 void print_flags_trial(const std::optional<race::FlagsTrial>& t) {
   if (!t) return;
-  std::string flags;
-  for (const auto& f : t->flags) flags += (flags.empty() ? "" : " ") + f;
+  const std::string flags = profile::join_flags(t->flags);
   std::printf("--try-flags %s: %s", flags.c_str(), t->adopted ? "adopted" : "not adopted");
   if (t->from_store) {
     std::printf(", as this store's first race decided\n");

@@ -131,7 +131,7 @@ void Racer::prepare() {
   facts["layouts"] = options_.layouts;
   facts["baseline"] = baseline_origin_;
   if (flags_trial_) {
-    facts["try_flags"] = {{"flags", fmt::format("{}", fmt::join(flags_trial_->flags, " "))},
+    facts["try_flags"] = {{"flags", profile::join_flags(flags_trial_->flags)},
                           {"adopted", flags_trial_->adopted}};
   }
   session_ = store_->begin_session(options_.command_line, facts);

@@ -7,7 +7,6 @@
 // the profile asks for the flags. A rerun takes the decision its store recorded, so that it
 // races the same builds and resumes.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "race/racer.h"
 
@@ -30,7 +29,7 @@ FlagsTrial Racer::check_flags(const std::vector<std::string>& flags) {
   Workspace with_flags = ws_;
   with_flags.flags = flags;
   RaceProgress p;
-  p.phase = fmt::format("building the program with {}", fmt::join(flags, " "));
+  p.phase = fmt::format("building the program with {}", profile::join_flags(flags));
   report(p);
   try {
     flags_baseline_ = build_baseline(with_flags, {}, "baseline-try-flags");
@@ -46,7 +45,7 @@ FlagsTrial Racer::check_flags(const std::vector<std::string>& flags) {
 }
 
 void Racer::announce_flags_trial(const FlagsTrial& trial) {
-  const std::string flags = fmt::format("{}", fmt::join(trial.flags, " "));
+  const std::string flags = profile::join_flags(trial.flags);
   RaceProgress p;
   if (trial.from_store) {
     p.announcement = fmt::format("--try-flags {}: {}, as this store's first race decided", flags,
@@ -66,7 +65,7 @@ void Racer::announce_flags_trial(const FlagsTrial& trial) {
 
 void Racer::try_flags() {
   if (options_.try_flags.empty()) return;
-  const std::string flags = fmt::format("{}", fmt::join(options_.try_flags, " "));
+  const std::string flags = profile::join_flags(options_.try_flags);
   FlagsTrial trial{options_.try_flags};
   if (std::optional<bool> stored = stored_flags_decision(flags)) {
     trial.adopted = *stored;

@@ -50,7 +50,7 @@ class ScriptedExecutor : public ProcessExecutor {
     std::lock_guard<std::mutex> lock(mutex_);
     const std::string dir = spec.env.get("LOOPRACE_OUTDIR").value_or("");
     for (bool profiled : {false, true}) {
-      if (ends_with(dir, profiled ? "/program-check" : "/baseline")) {
+      if (dir.ends_with(profiled ? "/program-check" : "/baseline")) {
         std::normal_distribution<double> noise(0.0, 0.005);
         result.process.user_seconds = program_script(profiled) * std::exp(noise(random_));
         result.process.system_seconds = 0;
@@ -61,12 +61,12 @@ class ScriptedExecutor : public ProcessExecutor {
         }
       }
     }
-    if (ends_with(dir, "/program-check")) {
+    if (dir.ends_with("/program-check")) {
       ++check_runs;
       if (!spec.records_file.empty()) ++check_runs_with_records;
       check_commands.insert(spec.command);
     }
-    if (ends_with(dir, "/baseline-try-flags")) {
+    if (dir.ends_with("/baseline-try-flags")) {
       std::normal_distribution<double> noise(0.0, 0.005);
       result.process.user_seconds = flags_seconds * std::exp(noise(random_));
       result.process.system_seconds = 0;
@@ -106,11 +106,6 @@ class ScriptedExecutor : public ProcessExecutor {
     std::smatch m;
     std::string dir = spec.env.get("LOOPRACE_OUTDIR").value_or("");
     return std::regex_search(dir, m, variant) ? std::stoi(m[1]) : -1;
-  }
-
-  static bool ends_with(const std::string& text, const std::string& end) {
-    return text.size() >= end.size() &&
-           text.compare(text.size() - end.size(), end.size(), end) == 0;
   }
 
   Script script_;

@@ -49,7 +49,7 @@ TEST(RunProcess, CpuTimeIsTheProgramsNotTheDriversFork) {
     fastest = std::min(fastest, result.user_seconds + result.system_seconds);
   }
   EXPECT_LT(fastest, 0.010) << "CPU seconds of `sh -c true` run from a 1 GiB driver";
-  EXPECT_EQ(driver_memory[4096], 1);
+  asm volatile("" : : "r"(driver_memory.data()) : "memory");  // the pages stay until here
 }
 
 TEST(RunProcess, MergesStderrWhenAsked) {
