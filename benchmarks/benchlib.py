@@ -7,6 +7,7 @@ Import it from a script beside or below benchmarks/ with
     import benchlib
 """
 import csv
+import hashlib
 import io
 import json
 import os
@@ -101,6 +102,48 @@ def markdown_table(headers, rows):
     def line(cells):
         return "| " + " | ".join(map(str, cells)) + " |"
     return [line(headers), "|---" * len(headers) + "|"] + [line(r) for r in rows]
+
+
+def linked_files(directory):
+    """The executables and shared objects under `directory` (what looprace drops before a run:
+    ELF files that are not object files)."""
+    files = []
+    for path in directory.rglob("*"):
+        if path.is_file() and not path.is_symlink() and path.suffix != ".o":
+            with open(path, "rb") as f:
+                header = f.read(18)
+            if header[:4] == b"\x7fELF" and int.from_bytes(header[16:18], "little") in (2, 3):
+                files.append(path)
+    return files
+
+
+def code_digest(directory):
+    """A digest of the code and data the linked ELF files under `directory` load (allocated
+    PROGBITS sections: text, read-only and initialized data), by relative name: equal digests are
+    the same program whatever their notes, symbols or looprace's loop tables say."""
+    digest = hashlib.sha256()
+    for path in sorted(linked_files(directory)):
+        data = path.read_bytes()
+        shoff = int.from_bytes(data[0x28:0x30], "little")
+        size, count = (int.from_bytes(data[o:o + 2], "little") for o in (0x3a, 0x3c))
+        digest.update(str(path.relative_to(directory)).encode() + b"\0")
+        for i in range(count):
+            header = data[shoff + i * size:shoff + (i + 1) * size]
+            kind, flags = int.from_bytes(header[4:8], "little"), int.from_bytes(header[8:16],
+                                                                                "little")
+            offset, length = (int.from_bytes(header[o:o + 8], "little") for o in (0x18, 0x20))
+            if kind == 1 and flags & 2:  # SHT_PROGBITS, SHF_ALLOC
+                digest.update(data[offset:offset + length])
+    return digest.hexdigest()[:16]
+
+
+def drop_cached_pages(files):
+    """Drops the cached pages of `files`: the next run loads them into newly allocated physical
+    pages, as every run of looprace does (benchmarks/page-placement measures why)."""
+    for path in files:
+        fd = os.open(path, os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
 
 
 @contextmanager

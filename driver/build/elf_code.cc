@@ -68,6 +68,17 @@ std::vector<std::filesystem::path> linked_elf_files(const std::filesystem::path&
   return files;
 }
 
+std::vector<std::filesystem::path> LinkedElfFileCache::files(const std::filesystem::path& dir) {
+  std::lock_guard lock(mutex_);
+  if (auto found = files_.find(dir); found != files_.end()) return found->second;
+  std::error_code error;
+  if (!std::filesystem::is_directory(dir, error)) return {};
+  std::vector<std::filesystem::path> absolute;
+  for (const auto& relative : linked_elf_files(dir)) absolute.push_back(dir / relative);
+  if (!absolute.empty()) files_[dir] = absolute;
+  return absolute;
+}
+
 CodeIdentity code_identity(const std::filesystem::path& dir) {
   CodeIdentity identity;
   run::Digest digest;

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,5 +38,18 @@ bool is_linked_elf(const std::filesystem::path& file);
 
 // The linked ELF files under `dir` that code_identity() hashes, relative to `dir`, sorted.
 std::vector<std::filesystem::path> linked_elf_files(const std::filesystem::path& dir);
+
+// linked_elf_files() of each directory, listed once and as absolute paths: every run drops
+// their cached pages first (run::RunSpec::fresh_pages), and listing a build tree at every run
+// would cost a small program a good part of its run. A rebuilt directory keeps its file names.
+// Thread-safe; a directory that does not exist (yet) lists nothing and is not remembered.
+class LinkedElfFileCache {
+ public:
+  std::vector<std::filesystem::path> files(const std::filesystem::path& dir);
+
+ private:
+  std::mutex mutex_;
+  std::map<std::filesystem::path, std::vector<std::filesystem::path>> files_;
+};
 
 }  // namespace looprace::build

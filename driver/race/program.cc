@@ -85,6 +85,7 @@ run::RunSpec run_spec(const Workspace& ws, const std::filesystem::path& dir) {
   spec.timeout = ws.run_timeout;
   spec.pin_cpu = ws.pin_cpu;
   spec.check_files = ws.check_files;
+  spec.fresh_pages = ws.linked_files->files(dir);
   return spec;
 }
 

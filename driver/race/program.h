@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "build/builder.h"
+#include "build/elf_code.h"
 #include "build/loop_table.h"
 #include "build/toolchain.h"
 #include "build/variant_env.h"
@@ -47,6 +48,10 @@ struct Workspace {
   std::vector<std::filesystem::path> check_files;
   // Flags every build adds before the build's own (--try-flags, once adopted).
   std::vector<std::string> flags;
+  // The executables and shared objects of each build directory, whose cached pages every run
+  // of the build drops first.
+  std::shared_ptr<build::LinkedElfFileCache> linked_files =
+      std::make_shared<build::LinkedElfFileCache>();
   // Every build and run goes through it (tests script runs with their own).
   std::shared_ptr<const Executor> executor = process_executor();
 };

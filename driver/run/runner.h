@@ -28,6 +28,11 @@ struct RunSpec {
   // Files the run writes, relative to cwd; fingerprinted after the run. Never deleted: a file
   // the run leaves untouched (same modification time and size as before) is "not written".
   std::vector<std::filesystem::path> check_files;
+  // Files the run loads (the build's executables and shared objects) whose cached pages are
+  // dropped before it, so that every run loads them into newly allocated physical pages.
+  // Otherwise a build keeps the physical placement its first run happened to get: two copies
+  // of one executable differed by 1.1 % in every run (benchmarks/page-placement).
+  std::vector<std::filesystem::path> fresh_pages;
   CaptureLimits limits;
 };
 
@@ -44,6 +49,10 @@ struct RunResult {
   std::vector<FileFingerprint> files;  // same order as RunSpec::check_files
   std::size_t env_padding = 0;         // length of LOOPRACE_PAD (0 without layout_seed)
 };
+
+// Asks the kernel to drop the cached pages of `files` (those no process maps); errors are
+// ignored: a file that is gone or still mapped only keeps its placement.
+void drop_cached_pages(const std::vector<std::filesystem::path>& files);
 
 // Length of the environment padding for a layout seed (deterministic).
 std::size_t env_padding_length(std::uint64_t layout_seed);

@@ -237,6 +237,17 @@ TEST_F(ElfCodeIdentity, IgnoresObjectsCMakeFilesAndNonElf) {
   EXPECT_NE(code_identity(a).digest, before);
 }
 
+// The cache lists a directory's linked files once, absolute, and nothing for a missing one.
+TEST_F(ElfCodeIdentity, LinkedFileCacheListsEachDirectoryOnce) {
+  auto a = build("a", "-O2");
+  LinkedElfFileCache cache;
+  EXPECT_TRUE(cache.files(dir / "missing").empty());
+  ASSERT_EQ(cache.files(a), std::vector<std::filesystem::path>{a / "prog"});
+  std::filesystem::copy_file(a / "prog", a / "prog2");
+  EXPECT_EQ(cache.files(a), std::vector<std::filesystem::path>{a / "prog"});
+  EXPECT_EQ(linked_elf_files(a).size(), 2u);
+}
+
 TEST_F(ElfCodeIdentity, ReadsTheLoopTableSectionOfEveryLinkedObject) {
   // What the plugin embeds, added by hand: a non-allocated .looprace.loops section per object.
   write_file(dir / "src/lib.c", "int twice(int x) { return 2 * x; }\n");

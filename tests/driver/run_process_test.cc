@@ -10,6 +10,8 @@
 #include <csignal>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -112,6 +114,45 @@ TEST(RunProcess, PinsToTheGivenCpu) {
   EXPECT_EQ(result.out.head, "Cpus_allowed_list:\t0\n");
 }
 
+// How many pages of `file` the page cache holds.
+std::size_t resident_pages(const std::filesystem::path& file) {
+  int fd = ::open(file.c_str(), O_RDONLY);
+  const std::size_t size = std::filesystem::file_size(file);
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> in_core((size + page - 1) / page);
+  ::mincore(map, size, in_core.data());
+  ::munmap(map, size);
+  return static_cast<std::size_t>(
+      std::count_if(in_core.begin(), in_core.end(), [](unsigned char c) { return c & 1; }));
+}
+
+// A file read and written back to disk: all its pages cached and clean.
+void cached_file(const std::filesystem::path& file) {
+  write_file(file, std::string(std::size_t{1} << 20, 'x'));
+  int fd = ::open(file.c_str(), O_RDONLY);
+  ::fsync(fd);
+  ::close(fd);
+  ASSERT_GT(resident_pages(file), 0u);
+}
+
+// The files a run names in fresh_pages are loaded afresh: their cached pages are gone when the
+// run starts (here, with a run that does not read them, still gone after it); others stay.
+TEST(RunProcess, FreshPagesAreDroppedBeforeTheRun) {
+  ScratchDir dir;
+  cached_file(dir / "program");
+  cached_file(dir / "other");
+  RunSpec spec;
+  spec.command = "true";
+  spec.cwd = dir.path();
+  spec.fresh_pages = {dir / "program", dir / "missing"};
+  EXPECT_TRUE(execute_run(spec).process.succeeded());
+  EXPECT_EQ(resident_pages(dir / "program"), 0u);
+  EXPECT_EQ(resident_pages(dir / "other") * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)),
+            std::size_t{1} << 20);
+}
+
 TEST(RunProcess, LargeOutputIsDigestedWhole) {
   ProcessSpec spec;
   spec.command = "head -c 1000000 /dev/zero";
@@ -165,6 +206,8 @@ class RunWithRuntime : public ::testing::Test {
     write_file(dir / "prog.c", R"(
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "looprace_rt.h"
