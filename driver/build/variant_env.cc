@@ -118,9 +118,17 @@ run::Environment build_environment(const Toolchain& toolchain, const VariantSpec
     require_plain(flag, "flag");
     cflags += flag + " ";
   }
-  cflags += "-fplugin=" + toolchain.plugin.string();
-  for (const auto& arg : plugin_arguments(spec)) cflags += " " + arg;
-  std::string ldflags = "-Wl,--whole-archive," + toolchain.runtime.string() + ",--no-whole-archive";
+  std::string ldflags;
+  if (spec.as_users_build) {
+    VariantSpec factors_only;
+    factors_only.unroll = spec.unroll;
+    if (!spec.unroll.empty()) cflags += "-fplugin=" + toolchain.plugin.string();
+    for (const auto& arg : plugin_arguments(factors_only)) cflags += " " + arg;
+  } else {
+    cflags += "-fplugin=" + toolchain.plugin.string();
+    for (const auto& arg : plugin_arguments(spec)) cflags += " " + arg;
+    ldflags = "-Wl,--whole-archive," + toolchain.runtime.string() + ",--no-whole-archive";
+  }
   base.set("LOOPRACE_CC", fmt::format("{} {} {}", toolchain.cc, cflags, ldflags));
   base.set("LOOPRACE_CXX", fmt::format("{} {} {}", toolchain.cxx, cflags, ldflags));
   base.set("LOOPRACE_CFLAGS", cflags);

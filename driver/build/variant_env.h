@@ -38,6 +38,10 @@ struct VariantSpec {
   // Flags put before the build's own (the race's adopted --try-flags, e.g. -funroll-loops):
   // GCC applies -f and -m flags whatever their place, after the -O level's defaults.
   std::vector<std::string> flags;
+  // Built as the user builds with a profile: no runtime linked (it would come first in the link
+  // and move every function), the plugin loaded only when `unroll` asks for factors, and
+  // nothing else asked of it. What a whole-program comparison times.
+  bool as_users_build = false;
 };
 
 // True when this machine's CPU has rdpid (CPUID leaf 7, ECX bit 22).

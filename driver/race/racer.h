@@ -171,6 +171,12 @@ class Racer {
   static AppliedFactors profile_changes(std::span<const LoopOutcome> outcomes);
   // The whole-program check (race/program_check.cc); none when nothing changes GCC's choice.
   std::optional<ProgramCheck> check_program(const std::vector<LoopOutcome>& outcomes);
+  std::optional<std::filesystem::path> build_as_user(const std::vector<std::string>& flags,
+                                                     const AppliedFactors& changes,
+                                                     const std::string& name,
+                                                     const std::string& label,
+                                                     std::string& failure);
+  std::optional<std::filesystem::path> users_base(std::string& failure);
   // --try-flags (race/try_flags.cc).
   void try_flags();
   std::optional<bool> stored_flags_decision(const std::string& flags) const;
@@ -196,9 +202,10 @@ class Racer {
   std::optional<store::Store> store_;
   std::int64_t program_ = 0, session_ = 0;
   Baseline baseline_;
-  std::optional<Baseline> flags_baseline_;  // built with --try-flags, before it was adopted
+  // users_base() per set of flags (joined): a build with no runtime and no plugin.
+  std::map<std::string, std::filesystem::path> users_bases_;
   // The first baseline's build, built or reused: GCC's own choice for every loop (a nest pass's
-  // baseline_ holds the earlier passes' factors); the whole-program check's base.
+  // baseline_ holds the earlier passes' factors).
   std::filesystem::path plain_dir_;
   run::RunResult reference_;
   std::string baseline_origin_;            // "built", or "reused <record>", for the session's facts

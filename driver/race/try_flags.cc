@@ -22,24 +22,26 @@ std::optional<bool> Racer::stored_flags_decision(const std::string& flags) const
   return std::nullopt;
 }
 
-// Builds the baseline with `flags` and times it against the plain base; adopted when faster.
-// A build that fails, or a run whose output differs, leaves the flags out.
+// Times the program built as the user builds it with `flags` against the one without them;
+// adopted when faster. A build that fails, or a run whose output differs, leaves the flags out.
 FlagsTrial Racer::check_flags(const std::vector<std::string>& flags) {
-  FlagsTrial trial{flags};
-  Workspace with_flags = ws_;
-  with_flags.flags = flags;
+  FlagsTrial trial;
+  trial.flags = flags;
   RaceProgress p;
   p.phase = fmt::format("building the program with {}", profile::join_flags(flags));
   report(p);
-  try {
-    flags_baseline_ = build_baseline(with_flags, {}, "baseline-try-flags");
-  } catch (const std::runtime_error& e) {  // the build failed, or it has no loops
-    ProgramCheck failed;
-    failed.failure = std::string("the program does not build with them: ") + e.what();
-    trial.check = failed;
+  auto failed = [&](const std::string& why) {
+    trial.check = ProgramCheck{};
+    trial.check->failure = why;
     return trial;
-  }
-  trial.check = take_program_check(ProgramCheck{}, flags_baseline_->dir, plain_dir_);
+  };
+  std::string failure;
+  const std::optional<std::filesystem::path> base = users_base(failure);
+  if (!base) return failed("the program does not build without looprace's runtime: " + failure);
+  const std::optional<std::filesystem::path> with_flags =
+      build_as_user(flags, {}, "users-try-flags", "the program with the flags", failure);
+  if (!with_flags) return failed("the program does not build with them: " + failure);
+  trial.check = take_program_check(ProgramCheck{}, *with_flags, *base);
   trial.adopted = trial.check->failure.empty() && trial.check->verdict == "faster";
   return trial;
 }
@@ -66,7 +68,8 @@ void Racer::announce_flags_trial(const FlagsTrial& trial) {
 void Racer::try_flags() {
   if (options_.try_flags.empty()) return;
   const std::string flags = profile::join_flags(options_.try_flags);
-  FlagsTrial trial{options_.try_flags};
+  FlagsTrial trial;
+  trial.flags = options_.try_flags;
   if (std::optional<bool> stored = stored_flags_decision(flags)) {
     trial.adopted = *stored;
     trial.from_store = true;
@@ -76,8 +79,7 @@ void Racer::try_flags() {
   announce_flags_trial(trial);
   if (trial.adopted) {
     ws_.flags = options_.try_flags;
-    baseline_ = flags_baseline_ ? std::move(*flags_baseline_)
-                                : build_baseline(ws_, {}, "baseline-try-flags");
+    baseline_ = build_baseline(ws_, {}, "baseline-try-flags");
     reference_ = reference_run(ws_, baseline_);
     plain_dir_ = baseline_.dir;
   }

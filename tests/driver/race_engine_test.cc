@@ -11,6 +11,7 @@
 #include <regex>
 #include <set>
 
+#include "build/elf_code.h"
 #include "build_test_util.h"
 #include "one_loop_program.h"
 #include "profile/profile_file.h"
@@ -49,12 +50,14 @@ class ScriptedExecutor : public ProcessExecutor {
     run::RunResult result = ProcessExecutor::run(spec);
     std::lock_guard<std::mutex> lock(mutex_);
     const std::string dir = spec.env.get("LOOPRACE_OUTDIR").value_or("");
+    if (dir.ends_with("/baseline") && baseline_wall > 0)
+      result.process.wall_seconds = baseline_wall;
+    // The whole-program check times the user's builds: the base and the one with the changes.
     for (bool profiled : {false, true}) {
-      if (dir.ends_with(profiled ? "/program-check" : "/baseline")) {
+      if (profiled ? dir.ends_with("/program-check") : dir.find("/users-base-") != dir.npos) {
         std::normal_distribution<double> noise(0.0, 0.005);
         result.process.user_seconds = program_script(profiled) * std::exp(noise(random_));
         result.process.system_seconds = 0;
-        if (!profiled && baseline_wall > 0) result.process.wall_seconds = baseline_wall;
         if (result.process.user_seconds < 0) {  // a scripted crash
           result.process.ending = run::Ending::signaled;
           result.process.term_signal = 11;
@@ -66,7 +69,7 @@ class ScriptedExecutor : public ProcessExecutor {
       if (!spec.records_file.empty()) ++check_runs_with_records;
       check_commands.insert(spec.command);
     }
-    if (dir.ends_with("/baseline-try-flags")) {
+    if (dir.ends_with("/users-try-flags")) {
       std::normal_distribution<double> noise(0.0, 0.005);
       result.process.user_seconds = flags_seconds * std::exp(noise(random_));
       result.process.system_seconds = 0;
@@ -231,6 +234,14 @@ TEST_F(RaceEngine, TheWholeProgramCheckWithdrawsAProfileThatSlowsTheProgram) {
   EXPECT_EQ(executor_->check_runs_with_records, 0u);
   EXPECT_EQ(kept.program_check->changes.size(), 1u);
   EXPECT_EQ(profile_line(kept).factor, 4);
+  // It times the builds a user gets: no runtime linked, the change applied to one of them.
+  for (const char* build : {"users-base-0", "program-check"}) {
+    EXPECT_EQ(read_file(options_.workdir / build / "prog").find("__looprace_record"),
+              std::string::npos)
+        << build;
+  }
+  EXPECT_NE(build::code_identity(options_.workdir / "users-base-0").digest,
+            build::code_identity(options_.workdir / "program-check").digest);
 
   EXPECT_EQ(executor_->check_commands, std::set<std::string>{options_.run_command});
 
