@@ -4,6 +4,12 @@ each verdict its own interval's): is the raced profile never significantly slowe
 and the base with -funroll-loops, faster than both on at least half of the real programs and of
 the whole suite, and is its weighted overall gain over the best uniform setting above 0?
 
+Each verdict is read twice: from every comparison's own 95 % interval, and from Bonferroni's
+intervals, which hold at 95 % over the whole family of the raced profile's comparisons (with 30
+comparisons of equal programs, one or more 95 % intervals exclude 1 in about half of all
+series). A comparison of two builds that load the same code and data is "same code", whatever
+was measured: the profile changed nothing there.
+
 usage: benchmarks/payoff/targets.py NAME...   e.g. O2-try-unroll-loops O3-try-unroll-loops
 Prints one markdown table per name.
 """
@@ -15,9 +21,20 @@ RESULTS = Path(__file__).resolve().parent.parent / "results"
 REAL = ("gsm-toast", "gsm-untoast", "cjpeg", "djpeg")
 
 
+def same_code(entry, uniform):
+    code = entry.get("code", {})
+    return "raced" in code and code["raced"] == code.get(uniform)
+
+
+def verdict(entry, uniform, reading):
+    if same_code(entry, uniform):
+        return "same code"
+    return entry[reading]["cpu"][f"raced vs {uniform}"]["ratio_verdict"]
+
+
 def cell(result):
     low, high = result["speedup_ci"]
-    return f"{result['geometric_speedup']:.3f} [{low:.3f}, {high:.3f}]", result["ratio_verdict"]
+    return f"{result['geometric_speedup']:.3f} [{low:.3f}, {high:.3f}]"
 
 
 def best_uniform_gain(sets, label):
@@ -27,34 +44,56 @@ def best_uniform_gain(sets, label):
     return None, None
 
 
-def targets(name):
-    data = json.loads((RESULTS / f"payoff-base-{name}.json").read_text())
-    base = data["base"]
-    rows, slower, both = [], {base: [], "unroll-loops": []}, []
-    for program, entry in data["programs"].items():
-        cpu = entry["compare"]["cpu"]
-        against = {u: cell(cpu[f"raced vs {u}"]) for u in (base, "unroll-loops")}
-        for uniform, (_, verdict) in against.items():
-            if verdict == "slower":
-                slower[uniform].append(program)
-        if all(v == "faster" for _, v in against.values()):
-            both.append(program)
-        rows.append(f"| {program} | " + " | ".join(f"{t} {v}" for t, v in against.values()) + " |")
-    real = [p for p in data["programs"] if p in REAL]
-    lines = [f"### {name}", "", f"| program | raced vs {base} (CPU) | raced vs unroll-loops |",
-             "|---|---|---|", *rows, ""]
-    lines.append(f"- never significantly slower than {base}: "
-                 + ("met" if not slower[base] else f"not met: slower on {', '.join(slower[base])}"))
-    lines.append("- never significantly slower than unroll-loops: "
-                 + ("met" if not slower["unroll-loops"]
-                    else f"not met: slower on {', '.join(slower['unroll-loops'])}"))
+def reading_lines(data, reading, title):
+    """The four per-program targets under one reading of the verdicts."""
+    base, programs = data["base"], data["programs"]
+    uniforms = (base, "unroll-loops")
+    slower = {u: [p for p, e in programs.items() if verdict(e, u, reading) == "slower"]
+              for u in uniforms}
+    both = [p for p, e in programs.items()
+            if all(verdict(e, u, reading) == "faster" for u in uniforms)]
+    real = [p for p in programs if p in REAL]
     real_both = [p for p in both if p in REAL]
+    lines = [f"{title}:"]
+    for u in uniforms:
+        lines.append(f"- never significantly slower than {u}: "
+                     + ("met" if not slower[u] else f"not met: slower on {', '.join(slower[u])}"))
     lines.append(f"- faster than both on at least half of the real programs: "
                  f"{'met' if 2 * len(real_both) >= len(real) else 'not met'} "
                  f"({len(real_both)} of {len(real)}: {', '.join(real_both) or 'none'})")
     lines.append(f"- ... and of the whole suite: "
-                 f"{'met' if 2 * len(both) >= len(data['programs']) else 'not met'} "
-                 f"({len(both)} of {len(data['programs'])}: {', '.join(both)})")
+                 f"{'met' if 2 * len(both) >= len(programs) else 'not met'} "
+                 f"({len(both)} of {len(programs)}: {', '.join(both) or 'none'})")
+    return lines
+
+
+def targets(name):
+    data = json.loads((RESULTS / f"payoff-base-{name}.json").read_text())
+    base = data["base"]
+    rows = []
+    for program, entry in data["programs"].items():
+        cells = []
+        for uniform in (base, "unroll-loops"):
+            result = entry["compare"]["cpu"][f"raced vs {uniform}"]
+            cells.append(f"{cell(result)} {verdict(entry, uniform, 'compare')}")
+            if "compare_familywise" in entry:
+                cells.append(f"{cell(entry['compare_familywise']['cpu'][f'raced vs {uniform}'])} "
+                             f"{verdict(entry, uniform, 'compare_familywise')}")
+        rows.append(f"| {program} | " + " | ".join(cells) + " |")
+    family = data.get("familywise")
+    headers = [f"raced vs {base} (CPU, 95 %)"]
+    if family:
+        headers.append(f"Bonferroni {100 * family['confidence']:.2f} %")
+    headers.append("raced vs unroll-loops (95 %)")
+    if family:
+        headers.append("Bonferroni")
+    lines = [f"### {name}", "", "| program | " + " | ".join(headers) + " |",
+             "|---" * (len(headers) + 1) + "|", *rows, ""]
+    lines += reading_lines(data, "compare", "Each comparison's own 95 % interval")
+    if family:
+        lines += reading_lines(data, "compare_familywise",
+                               f"Bonferroni over the family of {family['comparisons']} "
+                               f"comparisons (95 % for all at once)")
     uniform, gain = best_uniform_gain(data["sets"], f"all: {len(data['programs'])}")
     if gain is not None:
         lines.append(f"- weighted overall gain over the best uniform setting ({uniform}) > 0: "
