@@ -182,8 +182,8 @@ void print_flags_trial(const std::optional<race::FlagsTrial>& t) {
     std::printf(": %s\n", t->check->failure.c_str());
   } else {
     std::printf(
-        ": the plain program with them vs without, %zu runs each (CPU time): speedup %.3f "
-        "(CI %.3f..%.3f at %.1f%%), %s\n",
+        ": the program built as you would with them vs without, %zu runs each (CPU time): "
+        "speedup %.3f (CI %.3f..%.3f at %.1f%%), %s\n",
         t->check->runs, t->check->speedup, t->check->ci_low, t->check->ci_high,
         100 * t->check->confidence, t->check->verdict.c_str());
   }
