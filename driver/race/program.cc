@@ -72,6 +72,10 @@ run::Environment run_environment(const Workspace& ws, const std::filesystem::pat
   run::Environment env = run::Environment::current();
   env.set("LOOPRACE_OUTDIR", dir.string());
   env.set("LOOPRACE_SRCDIR", ws.srcdir.string());
+  if (ws.tsc_hz)
+    env.set("LOOPRACE_TSC_HZ", fmt::format("{:.0f}", *ws.tsc_hz));
+  else
+    env.unset("LOOPRACE_TSC_HZ");
   return env;
 }
 

@@ -46,6 +46,9 @@ struct Workspace {
   static constexpr std::chrono::milliseconds kFirstRunLimit{5 * 60 * 1000};
   std::optional<int> pin_cpu;
   std::vector<std::filesystem::path> check_files;
+  // The TSC frequency the runtime measured in the first run, given to every later run
+  // (LOOPRACE_TSC_HZ) so that none waits the 1 ms its own calibration takes.
+  std::optional<double> tsc_hz;
   // Flags every build adds before the build's own (--try-flags, once adopted).
   std::vector<std::string> flags;
   // The executables and shared objects of each build directory, whose cached pages every run

@@ -478,6 +478,7 @@ void Racer::baseline_and_reference() {
     baseline_origin_ = why.empty() ? "built" : "built: the recorded one was not reusable: " + why;
   }
   plain_dir_ = baseline_.dir;
+  ws_.tsc_hz = reference_.observations.tsc_hz;
   RaceProgress p;
   p.announcement = "baseline: " + baseline_origin_;
   if (!options_.reuse_baseline.empty()) report(p);

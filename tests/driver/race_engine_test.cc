@@ -2,6 +2,7 @@
 // the plugin) and really run, but an Executor replaces the raced loop's cycles in every run
 // with values drawn from a per-factor script, so that what the race must decide is known. The
 // plans, the confirmation, the store, the resume and the profile are the real ones.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -45,11 +46,13 @@ class ScriptedExecutor : public ProcessExecutor {
   // Runs of the whole-program check's build, and those of them with the runtime on.
   mutable std::size_t check_runs = 0, check_runs_with_records = 0;
   mutable std::set<std::string> check_commands;  // what the profiled build's check runs ran
+  mutable std::set<std::string> tsc_hz_given;    // LOOPRACE_TSC_HZ of every run ("" unset)
 
   run::RunResult run(const run::RunSpec& spec) const override {
     run::RunResult result = ProcessExecutor::run(spec);
     std::lock_guard<std::mutex> lock(mutex_);
     const std::string dir = spec.env.get("LOOPRACE_OUTDIR").value_or("");
+    tsc_hz_given.insert(spec.env.get("LOOPRACE_TSC_HZ").value_or(""));
     if (dir.ends_with("/baseline") && baseline_wall > 0)
       result.process.wall_seconds = baseline_wall;
     // The whole-program check times the user's builds: the base and the one with the changes.
@@ -217,6 +220,10 @@ TEST_F(RaceEngine, ChoosesAndConfirmsTheFasterCode) {
   ASSERT_TRUE(speedup);
   EXPECT_NEAR(speedup->geometric_speedup, 1 / 0.9, 0.02);
   EXPECT_EQ(profile_line(summary).factor, 4);
+  // The first run measured the TSC frequency; every later one was given it.
+  ASSERT_TRUE(summary.tsc_hz);
+  EXPECT_EQ(executor_->tsc_hz_given,
+            (std::set<std::string>{"", fmt::format("{:.0f}", *summary.tsc_hz)}));
 }
 
 // The whole-program check keeps a profile whose program is not slower, and withdraws one whose

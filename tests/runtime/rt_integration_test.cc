@@ -121,6 +121,24 @@ const RtLoopRecord* find_loop(const RtProcessRecords& process, const std::string
   return nullptr;
 }
 
+// The driver gives later runs the frequency its first run measured; a value that is not a
+// number is ignored and the runtime calibrates as usual.
+TEST_F(RuntimeTest, TakesTheTscFrequencyTheDriverGives) {
+  setenv("LOOPRACE_TSC_HZ", "2345678901", 1);
+  Outcome given = run_recorded({"exact", "3"});
+  EXPECT_TRUE(given.exited(3));
+  ASSERT_EQ(records().processes.size(), 1u);
+  EXPECT_EQ(records().processes[0].tsc_hz, 2345678901u);
+  fs::remove(records_);
+  setenv("LOOPRACE_TSC_HZ", "fast", 1);
+  Outcome calibrated = run_recorded({"exact", "3"});
+  unsetenv("LOOPRACE_TSC_HZ");
+  EXPECT_TRUE(calibrated.exited(3));
+  ASSERT_EQ(records().processes.size(), 1u);
+  EXPECT_GT(records().processes[0].tsc_hz, 100'000'000u);
+  EXPECT_NE(records().processes[0].tsc_hz, 2345678901u);
+}
+
 TEST_F(RuntimeTest, RecordsExactCountsAndKeepsTheExitStatus) {
   Outcome outcome = run_recorded({"exact", "3"});
   EXPECT_TRUE(outcome.exited(3));
