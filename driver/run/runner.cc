@@ -21,11 +21,14 @@ std::size_t env_padding_length(std::uint64_t layout_seed) {
   return std::uniform_int_distribution<std::size_t>(0, 4095)(random);
 }
 
-void drop_cached_pages(const std::vector<std::filesystem::path>& files) {
+void reload_pages(const std::vector<std::filesystem::path>& files) {
+  std::vector<char> buffer(std::size_t{1} << 16);
   for (const auto& file : files) {
     int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) continue;
     ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    while (::read(fd, buffer.data(), buffer.size()) > 0) {
+    }
     ::close(fd);
   }
 }
@@ -98,7 +101,7 @@ RunResult execute_run(const RunSpec& spec) {
   // might be an input named by mistake) but remembered, to see whether the run rewrote it.
   std::vector<std::optional<FileStamp>> before;
   for (const auto& file : spec.check_files) before.push_back(stamp(spec.cwd / file));
-  drop_cached_pages(spec.fresh_pages);
+  reload_pages(spec.fresh_pages);
   result.process = run_process(process);
   if (!spec.records_file.empty()) result.observations = read_records_file(spec.records_file);
   for (std::size_t i = 0; i < spec.check_files.size(); ++i) {
