@@ -393,8 +393,9 @@ void add_run_options(CLI::App* cmd, race::RaceOptions* options, CLI::Option* tog
   cmd->add_option("--pin", options->pin_cpu, "Pin every run to this CPU");
   add_observation_option(cmd, &options->observation);
   cmd->add_option("--layouts", options->layouts,
-                  "Randomize code layout over K builds per factor (function padding) and random "
-                  "environment padding per run, so decisions hold across layouts")
+                  "Randomize code layout over K builds per factor (function padding), so "
+                  "decisions hold across layouts (every run already pads its environment by a "
+                  "random size)")
       ->excludes(together);
 }
 

@@ -103,8 +103,11 @@ run::RunResult run_build_once(const Workspace& ws, const std::filesystem::path& 
   return ws.executor->run(spec);
 }
 
-run::RunResult run_plain_once(const Workspace& ws, const std::filesystem::path& dir) {
-  return ws.executor->run(run_spec(ws, dir));
+run::RunResult run_plain_once(const Workspace& ws, const std::filesystem::path& dir,
+                              std::optional<std::uint64_t> layout_seed) {
+  run::RunSpec spec = run_spec(ws, dir);
+  spec.layout_seed = layout_seed;
+  return ws.executor->run(spec);
 }
 
 Baseline build_baseline(const Workspace& ws, const AppliedFactors& applied,

@@ -73,7 +73,8 @@ run::RunResult run_build_once(const Workspace& ws, const std::filesystem::path& 
 // Runs the program built in `dir` once with the runtime off, to time the whole program: the
 // runtime's start-up work, and the 1 ms its clock calibration waits for at exit, would be
 // counted (a 1 ms program then measures 1 ms whatever its code).
-run::RunResult run_plain_once(const Workspace& ws, const std::filesystem::path& dir);
+run::RunResult run_plain_once(const Workspace& ws, const std::filesystem::path& dir,
+                              std::optional<std::uint64_t> layout_seed = {});
 
 struct Baseline {
   std::filesystem::path dir;

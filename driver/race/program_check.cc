@@ -100,8 +100,10 @@ PairedRuns Racer::time_program_pairs(const Workspace& ws, const run::RunResult& 
                                      const std::filesystem::path& profiled,
                                      const std::filesystem::path& base, std::size_t pairs,
                                      std::uint64_t seed, std::string& failure) {
-  return take_pairs(pairs, seed, [&](bool is_profiled, std::size_t) -> std::optional<double> {
-    run::RunResult r = run_plain_once(ws, is_profiled ? profiled : base);
+  return take_pairs(pairs, seed, [&](bool is_profiled, std::size_t i) -> std::optional<double> {
+    // A random environment size per run: the two builds' directory names differ in length.
+    run::RunResult r =
+        run_plain_once(ws, is_profiled ? profiled : base, mix(seed, 2 * i + is_profiled));
     run::Judgement j =
         run::judge_run(reference, r, run::CheckOptions{options_.check_output}, false);
     if (j.ok()) return cpu_seconds(r);

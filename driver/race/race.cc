@@ -522,10 +522,9 @@ std::optional<double> Racer::take_alone(LoopRace& r, std::size_t version, std::s
   }
   const unsigned layouts = static_cast<unsigned>(r.layout_seeds.size());
   unsigned layout = round == 0 ? 0 : static_cast<unsigned>((round - 1) % layouts);
-  std::optional<std::uint64_t> padding;
-  if (options_.layouts > 1) {
-    padding = mix(mix(options_.seed, id_number(loop.id)), round * 64 + version);
-  }
+  // Every run's environment has its own random size, so no factor's runs keep one stack
+  // alignment (its directory's name length would otherwise decide it).
+  const std::uint64_t padding = mix(mix(options_.seed, id_number(loop.id)), round * 64 + version);
   const store::RunRow fresh = row;
   for (unsigned attempt = 0;; ++attempt) {
     row = fresh;

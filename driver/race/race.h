@@ -65,7 +65,7 @@ struct RaceOptions {
   bool check_output = true;
   std::vector<std::filesystem::path> check_files;
   std::optional<int> pin_cpu;
-  unsigned layouts = 0;  // > 1: random function padding per build, env padding per run
+  unsigned layouts = 0;  // > 1: random function padding per build (every run pads its env)
   // What the plan decides on: filtered unless asked (replay, agreement and payoff measured it
   // deciding better: benchmarks/results/observation-replay.md, payoff-observations.md).
   stats::ObservationKind observation = stats::ObservationKind::kFiltered;

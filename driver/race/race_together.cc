@@ -115,7 +115,7 @@ std::vector<std::optional<plans::Observation>> Racer::run_slot(const JointBatch&
   row.group = -1;
   row.joint = store::JointSlot{b.name, static_cast<int>(s)};
   row.round = static_cast<int>(round);
-  run::RunResult result = run_build_once(ws_, b.dirs[s]);
+  run::RunResult result = run_build_once(ws_, b.dirs[s], mix(mix(options_.seed, round), s));
   fill_run_row(row, result);
   // Joint runs are not taken again: a disturbed run counts with its raw sum, stored so that a
   // resumed race replays what this one used.

@@ -47,6 +47,8 @@ class ScriptedExecutor : public ProcessExecutor {
   mutable std::size_t check_runs = 0, check_runs_with_records = 0;
   mutable std::set<std::string> check_commands;  // what the profiled build's check runs ran
   mutable std::set<std::string> tsc_hz_given;    // LOOPRACE_TSC_HZ of every run ("" unset)
+  // Environment paddings of the variants' and the whole-program check's runs (0: none).
+  mutable std::multiset<std::uint64_t> variant_paddings, check_paddings;
 
   run::RunResult run(const run::RunSpec& spec) const override {
     run::RunResult result = ProcessExecutor::run(spec);
@@ -67,6 +69,8 @@ class ScriptedExecutor : public ProcessExecutor {
         }
       }
     }
+    if (dir.ends_with("/program-check") || dir.find("/users-base-") != dir.npos)
+      check_paddings.insert(spec.layout_seed.value_or(0));
     if (dir.ends_with("/program-check")) {
       ++check_runs;
       if (!spec.records_file.empty()) ++check_runs_with_records;
@@ -83,6 +87,7 @@ class ScriptedExecutor : public ProcessExecutor {
     }
     int factor = factor_of(spec);
     if (factor < 0) return result;  // the baseline's and the hotness runs keep their timings
+    variant_paddings.insert(spec.layout_seed.value_or(0));
     std::size_t call = calls_[factor]++;
     std::optional<double> cycles = script_(factor, call);
     if (!cycles) {
@@ -249,6 +254,12 @@ TEST_F(RaceEngine, TheWholeProgramCheckWithdrawsAProfileThatSlowsTheProgram) {
   }
   EXPECT_NE(build::code_identity(options_.workdir / "users-base-0").digest,
             build::code_identity(options_.workdir / "program-check").digest);
+  // Every run of a variant and of the check pads its environment by its own random size.
+  for (const auto* paddings : {&executor_->variant_paddings, &executor_->check_paddings}) {
+    EXPECT_EQ(paddings->count(0), 0u);
+    EXPECT_GT(std::set<std::uint64_t>(paddings->begin(), paddings->end()).size(),
+              paddings->size() * 9 / 10);
+  }
 
   EXPECT_EQ(executor_->check_commands, std::set<std::string>{options_.run_command});
 
