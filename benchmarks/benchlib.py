@@ -9,6 +9,7 @@ Import it from a script beside or below benchmarks/ with
 import csv
 import hashlib
 import io
+import mmap
 import json
 import os
 import re
@@ -137,16 +138,25 @@ def code_digest(directory):
     return digest.hexdigest()[:16]
 
 
-def reload_pages(files):
-    """Drops the cached pages of `files` and reads them back, as every run of looprace does: the
-    next run finds them cached (reading them is not its cost) but in newly allocated physical
-    pages (benchmarks/page-placement measures why)."""
+def reload_pages(files, rng):
+    """Drops the cached pages of `files` and reads them back elsewhere, as every run of looprace
+    does: the next run finds them cached (reading them is not its cost) but in newly allocated
+    physical pages (benchmarks/page-placement measures why). The kernel hands out the pages it
+    freed last first, so a random number of pages (`rng`) is taken in between."""
+    dropped = []
     for path in files:
         fd = os.open(path, os.O_RDONLY)
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        dropped.append(fd)
+    pages = rng.randrange(1, 1024)
+    taken = mmap.mmap(-1, pages * mmap.PAGESIZE)
+    for page in range(pages):
+        taken[page * mmap.PAGESIZE] = 1
+    for fd in dropped:
         while os.read(fd, 1 << 16):
             pass
         os.close(fd)
+    taken.close()
 
 
 @contextmanager

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,16 +22,31 @@ std::size_t env_padding_length(std::uint64_t layout_seed) {
   return std::uniform_int_distribution<std::size_t>(0, 4095)(random);
 }
 
-void reload_pages(const std::vector<std::filesystem::path>& files) {
-  std::vector<char> buffer(std::size_t{1} << 16);
+void reload_pages(const std::vector<std::filesystem::path>& files, std::uint64_t seed) {
+  std::vector<int> dropped;
   for (const auto& file : files) {
     int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) continue;
     ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    dropped.push_back(fd);
+  }
+  // The kernel hands out the pages it freed last first: read back at once, the files would
+  // get the pages they just gave up. A random number of pages taken and touched in between
+  // makes them land elsewhere each time.
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t churn = page * (1 + std::mt19937_64(seed)() % 1023);
+  void* taken = ::mmap(nullptr, churn, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (taken != MAP_FAILED) {
+    for (std::size_t offset = 0; offset < churn; offset += page)
+      static_cast<volatile char*>(taken)[offset] = 1;
+  }
+  std::vector<char> buffer(std::size_t{1} << 16);
+  for (int fd : dropped) {
     while (::read(fd, buffer.data(), buffer.size()) > 0) {
     }
     ::close(fd);
   }
+  if (taken != MAP_FAILED) ::munmap(taken, churn);
 }
 
 namespace {
@@ -101,7 +117,7 @@ RunResult execute_run(const RunSpec& spec) {
   // might be an input named by mistake) but remembered, to see whether the run rewrote it.
   std::vector<std::optional<FileStamp>> before;
   for (const auto& file : spec.check_files) before.push_back(stamp(spec.cwd / file));
-  reload_pages(spec.fresh_pages);
+  reload_pages(spec.fresh_pages, spec.layout_seed.value_or(std::random_device{}()));
   result.process = run_process(process);
   if (!spec.records_file.empty()) result.observations = read_records_file(spec.records_file);
   for (std::size_t i = 0; i < spec.check_files.size(); ++i) {

@@ -50,11 +50,12 @@ struct RunResult {
   std::size_t env_padding = 0;         // length of LOOPRACE_PAD (0 without layout_seed)
 };
 
-// Drops the cached pages of `files` (those no process maps) and reads the files back: the run
-// finds them cached, in newly allocated pages, and does not pay for reading them (dropped
-// only, a 3 KB larger file made a 4 ms program's CPU time 2 % longer). Errors are ignored: a
-// file that is gone or still mapped only keeps its placement.
-void reload_pages(const std::vector<std::filesystem::path>& files);
+// Drops the cached pages of `files` (those no process maps) and reads the files back into
+// pages elsewhere (`seed` varies where): the run finds them cached, in newly allocated pages,
+// and does not pay for reading them (dropped only, a 3 KB larger file made a 4 ms program's
+// CPU time 2 % longer). Errors are ignored: a file that is gone or still mapped only keeps
+// its placement.
+void reload_pages(const std::vector<std::filesystem::path>& files, std::uint64_t seed);
 
 // Length of the environment padding for a layout seed (deterministic).
 std::size_t env_padding_length(std::uint64_t layout_seed);
