@@ -51,8 +51,8 @@ struct Workspace {
   std::optional<double> tsc_hz;
   // Flags every build adds before the build's own (--try-flags, once adopted).
   std::vector<std::string> flags;
-  // The executables and shared objects of each build directory, whose cached pages every run
-  // of the build drops first.
+  // The executables and shared objects of each build directory, whose cached pages are
+  // reloaded elsewhere before every run of the build.
   std::shared_ptr<build::LinkedElfFileCache> linked_files =
       std::make_shared<build::LinkedElfFileCache>();
   // Every build and run goes through it (tests script runs with their own).
