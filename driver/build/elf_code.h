@@ -40,8 +40,8 @@ bool is_linked_elf(const std::filesystem::path& file);
 std::vector<std::filesystem::path> linked_elf_files(const std::filesystem::path& dir);
 
 // linked_elf_files() of each directory, listed once and as absolute paths: before every run
-// their cached pages are reloaded (run::RunSpec::fresh_pages), and listing a build tree then
-// would cost a small program a good part of its run. A rebuilt directory keeps its file names.
+// their cached pages are reloaded (run::RunSpec::fresh_pages), and listing a build tree each
+// time would add to every run. A rebuilt directory keeps its file names.
 // Thread-safe; a directory that does not exist (yet) lists nothing and is not remembered.
 class LinkedElfFileCache {
  public:
