@@ -13,9 +13,9 @@ const char* program_check_outcome_name(ProgramCheckOutcome outcome) {
     case ProgramCheckOutcome::equivalent:
       return "equivalent";
     case ProgramCheckOutcome::unresolved:
-      return "no-difference";
+      return "unresolved";
   }
-  return "no-difference";
+  return "unresolved";
 }
 
 std::size_t pairs_after_look(const ProgramCheckPolicy& policy, unsigned look) {

@@ -26,7 +26,8 @@ enum class ProgramCheckOutcome {
   faster,      // the interval lies above 1
   slower,      // below 1: the changes are withdrawn
   equivalent,  // within [1 / (1 + epsilon), 1 + epsilon] and holding 1
-  unresolved,  // wider: another look, if the policy and the time allow one
+  unresolved,  // wider: another look, if the policy and the time allow one; after the last,
+               // the changes are withdrawn too (nothing showed the program not slower)
 };
 const char* program_check_outcome_name(ProgramCheckOutcome outcome);
 

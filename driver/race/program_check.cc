@@ -2,10 +2,10 @@
 // time; the program the user builds has no probes and every change at once. A change also
 // moves and reschedules the code around it (in the payoff, an 8x8 loop unrolled completely ran
 // 1.56x faster by its probes while the program it sat in got 2 % slower at -O3). So before a
-// profile that changes GCC's choice stands, the plain program built with all its changes is
-// timed against the plain base build, interleaved, in looks of doubling size until it shows the
-// program faster, slower or equal (plans/program_check_policy.h); a profile that makes it slower
-// is withdrawn.
+// profile that changes GCC's choice stands, the program built as the user builds it with all
+// its changes is timed against the same build without them, interleaved, in looks of doubling
+// size until it shows the program faster, slower or equal (plans/program_check_policy.h); a
+// profile that makes it slower, or that no look could show faster or equal, is withdrawn.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -192,7 +192,9 @@ ProgramCheck Racer::take_program_check(ProgramCheck check, const std::filesystem
   check.ci_low = test.speedup_interval.lower;
   check.ci_high = test.speedup_interval.upper;
   check.verdict = plans::program_check_outcome_name(outcome);
-  check.withdrawn = outcome == plans::ProgramCheckOutcome::slower;
+  // A change stands only on evidence: the program shown faster, or equal within epsilon.
+  check.withdrawn = outcome == plans::ProgramCheckOutcome::slower ||
+                    outcome == plans::ProgramCheckOutcome::unresolved;
   return check;
 }
 
