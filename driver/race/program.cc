@@ -239,6 +239,7 @@ store::HotnessSample hotness_sample(const run::RunResult& r, int depth) {
   store::HotnessSample s;
   s.build = fmt::format("depth:{}", depth);
   s.wall_seconds = r.process.wall_seconds;
+  s.off_cpu_ns = r.observations.off_cpu_ns;
   s.tsc_hz = r.observations.tsc_hz.value_or(0);
   s.probe_cycles = r.observations.probe_cycles.value_or(0);
   for (const auto& [id, totals] : r.observations.loops) {

@@ -14,8 +14,14 @@ std::vector<Hotness> rank_hotness(const std::vector<HotnessSample>& samples, dou
   // error is other work included.
   std::map<std::string, Hotness> by_id;
   for (const auto& s : samples) {
+    // The plain run counts only its time on the CPU; a loop's cycles lose the same fraction of
+    // their run, as if the waiting were spread over it, so that no share grows with the load
+    // (a loop holding 3/4 of a run once came out above the whole plain run).
+    const double on_cpu =
+        s.wall_seconds > 0 ? undisturbed_seconds(s.wall_seconds, s.off_cpu_ns) / s.wall_seconds : 1;
     for (const auto& [id, totals] : s.loops) {
-      const auto& [raw, entries] = totals;
+      const double raw = totals.first * on_cpu;
+      const double entries = totals.second;
       Hotness h{id, std::max(0.0, raw - entries * s.probe_cycles), entries, 0};
       // Short entries: what the probe adds cannot be told from the loop's own time, so the
       // measured time (probes included) stands, as an upper bound.
@@ -98,6 +104,7 @@ std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, do
     HotnessSample s;
     s.build = r.target_loop;
     s.wall_seconds = r.wall_seconds;
+    s.off_cpu_ns = r.off_cpu_ns;
     s.tsc_hz = tsc_hz;
     s.probe_cycles = probe_cycles;
     for (const auto& o : r.observations) {

@@ -35,8 +35,9 @@ struct Hotness {
 struct HotnessSample {
   std::string build;
   double wall_seconds = 0;
-  double tsc_hz = 0;        // 0 when unknown
-  double probe_cycles = 0;  // bias of one entry's t1 - t0 (empty region); 0 when unknown
+  std::uint64_t off_cpu_ns = 0;  // the run's wall time less its CPU time
+  double tsc_hz = 0;             // 0 when unknown
+  double probe_cycles = 0;       // bias of one entry's t1 - t0 (empty region); 0 when unknown
   std::map<std::string, std::pair<double, double>> loops;  // id -> (cycles, entries)
 };
 

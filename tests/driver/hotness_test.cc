@@ -50,6 +50,18 @@ TEST(Hotness, ShortEntriesKeepTheirMeasuredTimeAsABound) {
   }
 }
 
+// A run that spent half its wall time off the CPU: its loops' cycles count half, as the plain
+// run's time counts only its time on the CPU.
+TEST(Hotness, ALoopLosesTheShareOfItsRunSpentOffTheCpu) {
+  HotnessSample waited = run(0);
+  waited.off_cpu_ns = 500'000;  // of 1 ms
+  auto ranked = rank_hotness({waited}, 1e6);
+  ASSERT_EQ(ranked.size(), 2u);
+  EXPECT_DOUBLE_EQ(ranked[0].cycles_per_run, 350000.0);
+  EXPECT_DOUBLE_EQ(ranked[0].share, 0.35);
+  EXPECT_DOUBLE_EQ(rank_hotness({waited, run(0)}, 1e6)[0].cycles_per_run, 350000.0);
+}
+
 Hotness measured(const std::string& id, double cycles, bool short_entries = false) {
   Hotness h{id, cycles, 1, cycles / 1e6};
   h.short_entries = short_entries;
