@@ -51,7 +51,7 @@ class ReportLoaderTest : public ::testing::Test {
     RunRow hot;
     hot.kind = RunKind::kHotness;
     hot.wall_seconds = 1.0;
-    hot.observations = {{loop.id, 250000000, 1, 0, 0}};
+    hot.observations = {{loop.id, 250000000, 1, 0, 0, std::nullopt, 0}};
     s.add_run(p, session, hot);
     for (int round = 1; round <= 2; ++round) {
       for (int group : {0, 2}) {
@@ -59,8 +59,8 @@ class ReportLoaderTest : public ::testing::Test {
         r.target_loop = loop.id;
         r.group = group;
         r.round = round;
-        r.observations = {
-            {loop.id, static_cast<std::uint64_t>(1000 * (group + 1) + round), 1, 0, 0}};
+        r.observations = {{loop.id, static_cast<std::uint64_t>(1000 * (group + 1) + round), 1, 0, 0,
+                           std::nullopt, 0}};
         s.add_run(p, session, r);
       }
     }
