@@ -263,8 +263,8 @@ void add_decision_options(CLI::App* cmd, race::RaceOptions* options) {
                   "built with all its changes against the plain base build, N interleaved runs "
                   "each (CPU time), then twice as many while the interval neither shows it "
                   "faster or slower nor lies within 1 +- --epsilon (up to 32 N); a profile that "
-                  "makes it slower, or that the check cannot show faster or equal within "
-                  "--program-check-time, is withdrawn (0: no check)")
+                  "makes it slower, or that the check does not show at most --epsilon slower "
+                  "within --program-check-time, is withdrawn (0: no check)")
       ->capture_default_str();
   cmd->add_option("--check-run", options->check_run_command,
                   "Run command the whole-program check and --try-flags time, when --run's "

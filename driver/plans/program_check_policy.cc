@@ -44,4 +44,10 @@ ProgramCheckOutcome judge_look(const ProgramCheckPolicy& policy,
   return ProgramCheckOutcome::unresolved;
 }
 
+bool keeps_changes(const ProgramCheckPolicy& policy, ProgramCheckOutcome outcome,
+                   const stats::Interval& speedup_interval) {
+  return outcome != ProgramCheckOutcome::slower &&
+         speedup_interval.lower * (1 + policy.epsilon) >= 1.0;
+}
+
 }  // namespace looprace::plans

@@ -26,8 +26,7 @@ enum class ProgramCheckOutcome {
   faster,      // the interval lies above 1
   slower,      // below 1: the changes are withdrawn
   equivalent,  // within [1 / (1 + epsilon), 1 + epsilon] and holding 1
-  unresolved,  // wider: another look, if the policy and the time allow one; after the last,
-               // the changes are withdrawn too (nothing showed the program not slower)
+  unresolved,  // wider: another look, if the policy and the time allow one
 };
 const char* program_check_outcome_name(ProgramCheckOutcome outcome);
 
@@ -42,5 +41,12 @@ double look_confidence(const ProgramCheckPolicy& policy);
 ProgramCheckOutcome judge_look(const ProgramCheckPolicy& policy,
                                const std::vector<double>& baseline,
                                const std::vector<double>& profiled, stats::SpeedupTestResult* test);
+
+// Whether the changes stand after the last look: only when the program was shown no slower
+// than 1 / (1 + epsilon) and not slower outright, by the interval of that look. So a check
+// whose looks ran out keeps a profile that leans faster ([1.000, 1.007]) and withdraws one
+// that leans slower ([0.987, 1.000]).
+bool keeps_changes(const ProgramCheckPolicy& policy, ProgramCheckOutcome outcome,
+                   const stats::Interval& speedup_interval);
 
 }  // namespace looprace::plans

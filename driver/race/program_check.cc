@@ -5,7 +5,8 @@
 // profile that changes GCC's choice stands, the program built as the user builds it with all
 // its changes is timed against the same build without them, interleaved, in looks of doubling
 // size until it shows the program faster, slower or equal (plans/program_check_policy.h); a
-// profile that makes it slower, or that no look could show faster or equal, is withdrawn.
+// profile that makes it slower, or that no look showed within epsilon of not slower, is
+// withdrawn.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -192,9 +193,7 @@ ProgramCheck Racer::take_program_check(ProgramCheck check, const std::filesystem
   check.ci_low = test.speedup_interval.lower;
   check.ci_high = test.speedup_interval.upper;
   check.verdict = plans::program_check_outcome_name(outcome);
-  // A change stands only on evidence: the program shown faster, or equal within epsilon.
-  check.withdrawn = outcome == plans::ProgramCheckOutcome::slower ||
-                    outcome == plans::ProgramCheckOutcome::unresolved;
+  check.withdrawn = !plans::keeps_changes(policy, outcome, test.speedup_interval);
   return check;
 }
 

@@ -71,6 +71,19 @@ TEST(ProgramCheckPolicy, AGainIsFasterAndNoChangeIsEquivalent) {
   EXPECT_EQ(run_sequence(policy, 1.0, 0.004, 11), ProgramCheckOutcome::equivalent);
 }
 
+// After the last look, the changes stand when the program was shown no slower than epsilon
+// allows, whatever the outcome's name: unresolved but leaning faster they stay.
+TEST(ProgramCheckPolicy, ChangesStandWhenTheProgramIsShownNoSlowerThanEpsilon) {
+  ProgramCheckPolicy policy;
+  using O = ProgramCheckOutcome;
+  EXPECT_TRUE(keeps_changes(policy, O::faster, {1.01, 1.03}));
+  EXPECT_TRUE(keeps_changes(policy, O::equivalent, {0.996, 1.004}));
+  EXPECT_TRUE(keeps_changes(policy, O::unresolved, {1.000, 1.007}));
+  EXPECT_FALSE(keeps_changes(policy, O::unresolved, {0.987, 1.000}));
+  EXPECT_FALSE(keeps_changes(policy, O::unresolved, {0.994, 1.003}));
+  EXPECT_FALSE(keeps_changes(policy, O::slower, {0.996, 0.999}));
+}
+
 // Peeking after every look at the full error rate would call about one equal program in eight
 // faster or slower; shared among the looks, the whole sequence stays within 5 %.
 TEST(ProgramCheckPolicy, TheSequenceKeepsItsErrorRateWhenNothingDiffers) {
