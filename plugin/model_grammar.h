@@ -202,6 +202,10 @@ inline std::optional<std::string> add_header(const std::vector<std::string_view>
                                              Model& model) {
   std::string_view key = tokens[0];
   if (key == "features") {
+    // Ranges and trees name features by the first features line; a second would change them.
+    if (model.features_line != 0)
+      return "a second features line (the first is line " + std::to_string(model.features_line) +
+             ")";
     model.features_line = line;
     if (tokens.size() < 2 || tokens.size() - 1 > kMaxFeatures)
       return "expected 'features NAME ...' (1.." + std::to_string(kMaxFeatures) + " names)";

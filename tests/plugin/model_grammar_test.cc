@@ -187,6 +187,8 @@ TEST(ModelGrammar, ReportsEveryMalformedInputWithItsLine) {
       {with("base 0.5", "range niter 0 16"), 6, "not a loop feature"},
       {with("leaf 4 0.05\n", "leaf 4 0.05\ntree\n"), 13, "empty tree"},
       {with("factors 0 1 2 4 8\n", ""), 11, "missing the 'factors' line"},
+      // Found by the fuzzer: ranges named by a first features line, then a second one.
+      {with("base 0.5", "range stmts 0 45\nfeatures factor"), 7, "second features line"},
   };
   for (const Case& c : cases) {
     lm::ParseError error = parse_error(c.text);
