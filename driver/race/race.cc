@@ -477,7 +477,6 @@ void Racer::baseline_and_reference() {
     reference_ = reference_run(ws_, baseline_);
     baseline_origin_ = why.empty() ? "built" : "built: the recorded one was not reusable: " + why;
   }
-  plain_dir_ = baseline_.dir;
   ws_.tsc_hz = reference_.observations.tsc_hz;
   RaceProgress p;
   p.announcement = "baseline: " + baseline_origin_;

@@ -204,9 +204,6 @@ class Racer {
   Baseline baseline_;
   // users_base() per set of flags (joined): a build with no runtime and no plugin.
   std::map<std::string, std::filesystem::path> users_bases_;
-  // The first baseline's build, built or reused: GCC's own choice for every loop (a nest pass's
-  // baseline_ holds the earlier passes' factors).
-  std::filesystem::path plain_dir_;
   run::RunResult reference_;
   std::string baseline_origin_;            // "built", or "reused <record>", for the session's facts
   std::optional<FlagsTrial> flags_trial_;  // --try-flags: race/try_flags.cc

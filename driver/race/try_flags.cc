@@ -81,7 +81,6 @@ void Racer::try_flags() {
     ws_.flags = options_.try_flags;
     baseline_ = build_baseline(ws_, {}, "baseline-try-flags");
     reference_ = reference_run(ws_, baseline_);
-    plain_dir_ = baseline_.dir;
   }
   flags_trial_ = std::move(trial);
 }
