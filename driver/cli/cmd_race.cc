@@ -344,8 +344,9 @@ void add_plan_options(CLI::App* cmd, race::RaceOptions* options) {
                   "many times the observations of every retired factor")
       ->capture_default_str();
   cmd->add_option("--test", options->plan.test,
-                  "race, retiring-race: the location compared on log cycles: welch (means, the "
-                  "paper's) or yuen (20 % trimmed means)")
+                  "The location the race compares on log cycles: welch (means; the blocked "
+                  "races' paired t-test) or yuen (20 % trimmed means; of the blocked races' "
+                  "per-round differences)")
       ->transform(one_of(plans::location_test_names()))
       ->option_text("welch|yuen (default " + plans::to_string(options->plan.test) + ")");
   cmd->add_option("--error-control", options->plan.control,

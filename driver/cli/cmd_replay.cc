@@ -355,8 +355,8 @@ void add_grid_options(CLI::App* cmd, ReplayCommandOptions* o) {
                   "alpha_EQ values of the race grid (default: the paper's)")
       ->delimiter(',');
   cmd->add_option("--test", o->tests,
-                  "Location tests of the independent races to replay: welch (the paper's), "
-                  "yuen (20 % trimmed means)")
+                  "Location tests of the races to replay: welch (means, the paper's), yuen "
+                  "(20 % trimmed means; of the paired differences in the blocked races)")
       ->transform(one_of(plans::location_test_names()))
       ->delimiter(',');
   cmd->add_option("--error-control", o->controls,

@@ -43,9 +43,6 @@ const std::vector<std::string>& plan_names() {
 }
 
 std::optional<std::string> unsupported_combination(const PlanOptions& o) {
-  if (o.test == LocationTest::yuen && o.name.starts_with("blocked-"))
-    return fmt::format(
-        "--test yuen: {} tests the mean of paired differences; use race or retiring-race", o.name);
   if (o.control == ErrorControl::familywise && o.name.find("retiring-race") != std::string::npos)
     return fmt::format(
         "--error-control familywise: {} retires versions as winners by one-sided bounds that "

@@ -22,7 +22,7 @@ struct PlanOptions {
   double alpha_lt = 0.02;     // race: level of the one-sided "d is faster than c" test
   double alpha_eq = 0.05;     // race: 1 - confidence of the equivalence intervals
   double epsilon = 0.005;     // race: largest worst-case speedup ratio still "equal" (minus 1)
-  LocationTest test = LocationTest::welch;              // race, retiring-race: what is compared
+  LocationTest test = LocationTest::welch;              // races: what is compared
   ErrorControl control = ErrorControl::per_comparison;  // race, blocked-race: what alphas bound
   double best_ratio = 1.5;         // retiring-race: the best's observations / any retired one's
   std::size_t max_samples = 200;   // every plan: cap on observations per version (>= 2)

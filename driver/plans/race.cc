@@ -23,6 +23,14 @@ std::size_t table_size(std::size_t max_samples) {
   return std::min<std::size_t>(2 * max_samples, 4096);
 }
 
+// Adds x to a sorted sample and returns the sample's 20 % trimmed mean (the usual trim of
+// Yuen's test). One observation has no spread yet (as mean_estimate); no test runs before two.
+LocationEstimate add_trimmed(std::vector<double>& sorted, double x) {
+  sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), x), x);
+  return sorted.size() < 2 ? LocationEstimate{x, 0.0, 0.0}
+                           : stats::trimmed_mean_estimate(sorted, 0.2);
+}
+
 // Independent samples of log observations, one location estimate per version (the mean, or
 // Yuen's trimmed mean, which needs the sorted sample).
 class IndependentLogs {
@@ -73,22 +81,19 @@ class IndependentLogs {
       estimates_[v] = stats::mean_estimate(running_[v]);
       return;
     }
-    std::vector<double>& sorted = sorted_[v];
-    sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), log), log);
-    // One observation has no spread yet (as mean_estimate); no test runs before two.
-    estimates_[v] = sorted.size() < 2 ? LocationEstimate{log, 0.0, 0.0}
-                                      : stats::trimmed_mean_estimate(sorted, kYuenTrim);
+    estimates_[v] = add_trimmed(sorted_[v], log);
   }
 
-  static constexpr double kYuenTrim = 0.2;  // the usual choice: 20 % from each end
   LocationTest test_;
   std::vector<RunningStats> running_;        // welch
   std::vector<std::vector<double>> sorted_;  // yuen
   std::vector<LocationEstimate> estimates_;
 };
 
-// Blocked samples: for each pair (i < j) the summary of log x_i - log x_j over the rounds
-// that observed both.
+// Blocked samples: for each pair (i < j) the location of log x_i - log x_j over the rounds
+// that observed both: their mean (the paired t-test), or their 20 % trimmed mean with the
+// winsorized standard error (the one-sample trimmed test of Tukey and McLaughlin), which the
+// few rounds another process disturbed move little.
 class PairedLogs {
  public:
   // A loser's pairs with the survivors stop growing while it is out, so it could only come
@@ -96,8 +101,12 @@ class PairedLogs {
   // round, and the lowest-scoring survivor can never lose, which keeps one survivor.
   static constexpr bool kReadmitsLosers = false;
 
-  PairedLogs(std::size_t versions, LocationTest)
-      : versions_(versions), pairs_(versions * versions) {}
+  PairedLogs(std::size_t versions, LocationTest test)
+      : versions_(versions),
+        test_(test),
+        running_(test == LocationTest::welch ? versions * versions : 0),
+        sorted_(test == LocationTest::yuen ? versions * versions : 0),
+        estimates_(versions * versions) {}
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
@@ -108,48 +117,56 @@ class PairedLogs {
       if (!observations[i]) continue;
       for (std::size_t j = 0; j < sampled.size(); ++j)
         if (observations[j] && sampled[i] < sampled[j])
-          pair(sampled[i], sampled[j]).add(logs_[i] - logs_[j]);
+          add_difference(sampled[i] * versions_ + sampled[j], logs_[i] - logs_[j]);
     }
   }
-  // Sum of the mean paired log ratios against the other survivors.
+  // Sum of the paired log ratios' locations against the other survivors.
   double score(std::size_t v, const std::vector<std::size_t>& survivors) const {
     double total = 0.0;
     for (std::size_t u : survivors)
-      if (u != v) total += difference_mean(v, u);
+      if (u != v) total += difference(v, u).value;
     return total;
   }
   bool faster(std::size_t d, std::size_t c, const StudentCriticalValues& less) const {
-    // d faster than c: mean of log d - log c significantly below zero.
-    return d < c ? less.mean_below_zero(pair(d, c)) : less.mean_above_zero(pair(c, d));
+    // d faster than c: the location of log d - log c significantly below zero.
+    return less.location_below(difference(d, c), 0.0);
   }
   double p_faster(std::size_t d, std::size_t c) const {
-    const LocationEstimate e = stats::mean_estimate(pair(std::min(d, c), std::max(d, c)));
-    return d < c ? stats::p_value_below(e, 0.0)
-                 : stats::p_value_below({-e.value, e.variance, e.df}, 0.0);
+    return stats::p_value_below(difference(d, c), 0.0);
   }
-  // exp(mean of log c - log b over their common rounds).
-  double ratio(std::size_t c, std::size_t b) const { return std::exp(difference_mean(c, b)); }
+  // exp(location of log c - log b over their common rounds).
+  double ratio(std::size_t c, std::size_t b) const { return std::exp(difference(c, b).value); }
   double worst_speedup(std::size_t b, std::size_t c, const StudentCriticalValues& interval) const {
-    const RunningStats& x = pair(std::min(b, c), std::max(b, c));
-    const double half = interval.at(static_cast<double>(x.count() - 1)) * x.std_error();
-    return std::exp(difference_mean(b, c) + half);
+    const LocationEstimate e = difference(b, c);
+    return std::exp(e.value + interval.at(e.df) * std::sqrt(e.variance));
   }
   // True when the paired one-sided upper bound of log b - log c is below `limit`.
   bool not_faster_by(std::size_t c, std::size_t b, double limit,
                      const StudentCriticalValues& bound) const {
-    // Pairs hold log i - log j for i < j.
-    return b < c ? bound.mean_below(pair(b, c), limit) : bound.mean_above(pair(c, b), -limit);
+    return bound.location_below(difference(b, c), limit);
   }
 
  private:
-  RunningStats& pair(std::size_t i, std::size_t j) { return pairs_[i * versions_ + j]; }
-  const RunningStats& pair(std::size_t i, std::size_t j) const { return pairs_[i * versions_ + j]; }
-  double difference_mean(std::size_t a, std::size_t b) const {
-    return a < b ? pair(a, b).mean() : -pair(b, a).mean();
+  void add_difference(std::size_t pair, double log_ratio) {
+    if (test_ == LocationTest::welch) {
+      running_[pair].add(log_ratio);
+      estimates_[pair] = stats::mean_estimate(running_[pair]);
+      return;
+    }
+    estimates_[pair] = add_trimmed(sorted_[pair], log_ratio);
+  }
+  // The estimate of log a - log b; pairs hold log i - log j for i < j.
+  LocationEstimate difference(std::size_t a, std::size_t b) const {
+    if (a < b) return estimates_[a * versions_ + b];
+    const LocationEstimate& e = estimates_[b * versions_ + a];
+    return {-e.value, e.variance, e.df};
   }
 
   std::size_t versions_;
-  std::vector<RunningStats> pairs_;
+  LocationTest test_;
+  std::vector<RunningStats> running_;        // welch
+  std::vector<std::vector<double>> sorted_;  // yuen
+  std::vector<LocationEstimate> estimates_;
   std::vector<double> logs_;  // of the round being added
 };
 

@@ -6,9 +6,10 @@
 
 namespace looprace::plans {
 
-// The location the independent races compare, on the logs of the observations: the mean
-// (Welch's test, the paper's) or the 20 % trimmed mean (Yuen's test), which a few slow runs
-// move little. The blocked races always test the mean of the per-round differences.
+// The location the races compare, on the logs of the observations: the mean (Welch's test,
+// the paper's; the blocked races' paired t-test on the per-round differences) or the 20 %
+// trimmed mean (Yuen's test; the blocked races' one-sample trimmed test of the differences,
+// with the winsorized standard error), which a few slow runs move little.
 enum class LocationTest { welch, yuen };
 
 // What alpha_lt and alpha_eq bound. per_comparison: each test of each round on its own (the
@@ -81,8 +82,9 @@ class RacePlan : public Plan {
 };
 
 // The same race on blocked data: every round observes all survivors together, so the tests
-// use the per-round log ratios of each pair (a paired one-sample t-test on the differences of
-// rounds both versions were observed in) instead of two independent samples. Machine drift
+// use the per-round log ratios of each pair (a paired one-sample test, of their mean or
+// trimmed mean, on the differences of rounds both versions were observed in) instead of two
+// independent samples. Machine drift
 // that shifts a whole round cancels out of the ratios. The lowest "mean" is the version whose
 // paired differences to the other survivors sum lowest. Unlike the paper's race a loser stays
 // out: its pairs stop growing while it is out, so only stale comparisons could bring it back.
