@@ -31,12 +31,16 @@ const std::string kFilteredSuffix = " on " + stats::to_string(stats::Observation
 }  // namespace
 
 stats::ObservationKind LoopDecision::observation() const {
-  return plan.ends_with(kFilteredSuffix) ? stats::ObservationKind::kFiltered
+  const std::string kind = plan.substr(0, plan.find(" through "));
+  return kind.ends_with(kFilteredSuffix) ? stats::ObservationKind::kFiltered
                                          : stats::ObservationKind::kRaw;
 }
 
-std::string plan_on_observations(const std::string& plan, stats::ObservationKind kind) {
-  return kind == stats::ObservationKind::kRaw ? plan : plan + " on " + stats::to_string(kind);
+std::string plan_on_observations(const std::string& plan, stats::ObservationKind kind,
+                                 const std::string& through) {
+  std::string name =
+      kind == stats::ObservationKind::kRaw ? plan : plan + " on " + stats::to_string(kind);
+  return through.empty() ? name : name + " through " + through;
 }
 
 namespace {

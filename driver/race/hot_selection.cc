@@ -44,4 +44,26 @@ std::vector<std::size_t> budget_caps(const std::vector<store::Hotness>& chosen,
   return caps;
 }
 
+std::string observation_loop(const std::string& loop,
+                             const std::map<std::string, store::LoopPlace>& places,
+                             const std::map<std::string, store::Hotness>& hotness,
+                             double min_entry_cycles) {
+  const auto entry_cycles = [&](const std::string& id) -> std::optional<double> {
+    auto h = hotness.find(id);
+    if (h == hotness.end() || h->second.entries_per_run <= 0) return std::nullopt;
+    return h->second.cycles_per_run / h->second.entries_per_run;
+  };
+  std::string observed = loop;
+  for (auto cycles = entry_cycles(loop); cycles && *cycles < min_entry_cycles;) {
+    auto place = places.find(observed);
+    if (place == places.end()) break;
+    auto outer = store::enclosing_loop(place->second, places);
+    if (!outer) break;
+    cycles = entry_cycles(*outer);
+    if (!cycles) break;  // the enclosing loop did not run when hotness was measured
+    observed = *outer;
+  }
+  return observed;
+}
+
 }  // namespace looprace::race

@@ -250,6 +250,12 @@ store::HotnessSample hotness_sample(const run::RunResult& r, int depth) {
 
 }  // namespace
 
+std::map<std::string, store::LoopPlace> loop_places(const build::LoopTable& table) {
+  std::map<std::string, store::LoopPlace> places;
+  for (const auto& row : table.rows) places[row.id] = {row.function, row.depth, row.index};
+  return places;
+}
+
 std::vector<store::Hotness> measure_hotness(
     const Workspace& ws, const build::LoopTable& table, unsigned runs,
     const std::filesystem::path& plain_dir, double plain_seconds,
@@ -284,9 +290,8 @@ std::vector<store::Hotness> measure_hotness(
       if (tsc_hz == 0) tsc_hz = samples.back().tsc_hz;
     }
   }
-  std::map<std::string, store::LoopPlace> places;
-  for (const auto& row : table.rows) places[row.id] = {row.function, row.depth, row.index};
-  return store::bound_by_enclosing(store::rank_hotness(samples, plain_seconds * tsc_hz), places);
+  return store::bound_by_enclosing(store::rank_hotness(samples, plain_seconds * tsc_hz),
+                                   loop_places(table));
 }
 
 }  // namespace looprace::race

@@ -120,6 +120,9 @@ std::vector<build::LoopRow> select_loops(const build::LoopTable& table,
 // uninstrumented build in `plain_dir`. Returns the loops that ran, hottest first. Every run is
 // passed to `on_run` with its build ("depth:D", or "plain"). Throws Error when a build or a
 // run fails.
+// Where each loop of `table` sits in its function (store::LoopPlace), by id.
+std::map<std::string, store::LoopPlace> loop_places(const build::LoopTable& table);
+
 std::vector<store::Hotness> measure_hotness(
     const Workspace& ws, const build::LoopTable& table, unsigned runs,
     const std::filesystem::path& plain_dir, double plain_seconds,

@@ -310,7 +310,7 @@ void Racer::plan_budget(const HotChoice& choice, const std::string& what,
 
 std::map<int, std::vector<store::VariantRow>> Racer::build_variants(LoopRace& r) {
   LoopVariants built = VariantBuilder(ws_, baseline_.dir, applied_, options_.keep_duplicates)
-                           .build({r.loop, r.label, r.factors, r.layout_seeds});
+                           .build({r.loop, r.observed, r.label, r.factors, r.layout_seeds});
   r.groups = std::move(built.groups);
   r.failures = std::move(built.failures);
   r.outcome.notes.insert(r.outcome.notes.end(), built.notes.begin(), built.notes.end());
@@ -323,8 +323,24 @@ plans::PlanOptions Racer::plan_options_for(const std::string& loop_id) const {
   return plan;
 }
 
-std::string Racer::stored_plan_name(const plans::Plan& plan) const {
-  return plans::plan_on_observations(plan.describe(), options_.observation);
+std::string Racer::observed_loop(const build::LoopRow& loop) const {
+  if (options_.together) return loop.id;
+  return observation_loop(loop.id, loop_places(baseline_.table), hotness_);
+}
+
+std::string Racer::observed_through_note(const LoopRace& r) const {
+  const build::LoopRow* outer = build::find_loop(baseline_.table, r.observed);
+  const store::Hotness& own = hotness_.at(r.loop.id);
+  return fmt::format(
+      "timed through the loop around it, {} {}: its own entries last about {:.0f} cycles, and "
+      "probes around so short an entry would time mostly themselves",
+      r.observed, outer ? outer->location() : "", own.cycles_per_run / own.entries_per_run);
+}
+
+std::string Racer::stored_plan_name(const plans::Plan& plan, const build::LoopRow& loop) const {
+  const std::string observed = observed_loop(loop);
+  return plans::plan_on_observations(plan.describe(), options_.observation,
+                                     observed == loop.id ? "" : observed);
 }
 
 std::optional<plans::LoopDecision> Racer::earlier_decision(const std::string& loop_id,
@@ -340,7 +356,9 @@ bool Racer::setup_loop(LoopRace& r) {
     r.outcome.hotness_share_is_bound = h->second.is_bound();
   }
   r.plan = plans::make_plan(plan_options_for(loop.id));
-  r.plan_name = stored_plan_name(*r.plan);
+  r.plan_name = stored_plan_name(*r.plan, loop);
+  r.observed = observed_loop(loop);
+  if (r.observed != loop.id) r.outcome.notes.push_back(observed_through_note(r));
   r.label = fmt::format("{} {}", loop.id, loop.location());
 
   if (auto earlier = earlier_decision(loop.id, r.plan_name)) {
@@ -428,12 +446,21 @@ void Racer::store_variants(LoopRace& r, std::map<int, std::vector<store::Variant
 }
 
 // What the store holds of the loop, replayed first: race runs (alone or joint) per version,
-// and the confirmation runs of an interrupted command per group.
+// and the confirmation runs of an interrupted command per group. Runs that timed another loop
+// than this race observes (a store an earlier looprace raced) would mix two kinds of
+// observation: an error unless --force, which leaves them out.
 void Racer::load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stored_runs) {
   const build::LoopRow& loop = r.loop;
   const std::vector<int>& reps = r.groups.representatives;
   r.recorded.assign(reps.size(), {});
   for (const auto& run : stored_runs) {
+    if (!run.observed.empty() && run.observed != (run.joint ? loop.id : r.observed)) {
+      if (options_.force) continue;
+      throw Error(fmt::format(
+          "loop {}: the store {} holds race runs that timed loop {}, this race times loop {}: "
+          "they were raced by another looprace. Race into a new --store (or --force)",
+          r.label, options_.store.string(), run.observed, r.observed));
+    }
     int group = run.factor >= 0 && run.factor <= kMaxFactor
                     ? r.groups.group_of[static_cast<std::size_t>(run.factor)]
                     : -1;
@@ -455,7 +482,7 @@ void Racer::load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stor
     std::optional<double> value;
     if (run.ok) {
       for (const auto& o : run.observations) {
-        if (o.loop_id == loop.id) value = o.value(options_.observation);
+        if (o.loop_id == r.observed) value = o.value(options_.observation);
       }
       if (!value) continue;  // visibly disturbed and taken again, as when it was stored
     }
@@ -531,14 +558,14 @@ std::optional<double> Racer::take_alone(LoopRace& r, std::size_t version, std::s
         ws_, build::variant_dir(ws_.workdir, loop.id, row.group, r.layout_seeds[layout]), padding);
     fill_run_row(row, result);
     row.layout = static_cast<int>(layout);
-    std::optional<double> cycles = result.observations.cycles(loop.id);
+    std::optional<double> cycles = result.observations.cycles(r.observed);
     if (row.ok && (!cycles || *cycles <= 0)) {
       row.ok = false;
       row.reason = "the loop did not run";
     }
     std::optional<double> value = cycles;
     if (row.ok && options_.observation == stats::ObservationKind::kFiltered) {
-      value = result.observations.value(loop.id, options_.observation);
+      value = result.observations.value(r.observed, options_.observation);
       if (!value && attempt < kMaxRetakes) {
         store_->add_run(program_, session_, row);  // kept, but not an observation
         ++r.retaken;
@@ -557,7 +584,7 @@ std::optional<double> Racer::take_alone(LoopRace& r, std::size_t version, std::s
 
 double Racer::accept_disturbed(LoopRace& r, store::RunRow& row, double cycles) {
   for (auto& o : row.observations) {
-    if (o.loop_id == r.loop.id) o.filtered = cycles;
+    if (o.loop_id == r.observed) o.filtered = cycles;
   }
   ++r.accepted;
   return cycles;
@@ -820,7 +847,7 @@ LoopChoice Racer::chosen_loops() {
   LoopChoice choice;
   choice.loops = choose_loops();
   for (const auto& loop : choice.loops) {
-    const std::string name = stored_plan_name(*plans::make_plan(plan_options_for(loop.id)));
+    const std::string name = stored_plan_name(*plans::make_plan(plan_options_for(loop.id)), loop);
     if (earlier_decision(loop.id, name)) choice.decided.insert(loop.id);
     choice.plans[loop.id] = name;
   }

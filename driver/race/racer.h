@@ -58,6 +58,9 @@ struct JointBatch {
 // One loop's race in progress: its variants, their code groups, what happened to them.
 struct LoopRace {
   build::LoopRow loop;
+  // The loop whose cycles are the race's observations: `loop`, or a loop around it whose
+  // entries are long enough to time (race/hot_selection.h, observation_loop).
+  std::string observed;
   std::string label;  // "1a2b... demo.c:42:19"
   std::unique_ptr<plans::Plan> plan;
   std::string plan_name;
@@ -120,8 +123,14 @@ class Racer {
   bool setup_loop(LoopRace& r);
   // The plan options a loop is raced with: --budget may cap its observations.
   plans::PlanOptions plan_options_for(const std::string& loop_id) const;
-  // The name a plan's decisions are stored under: the plan and the observation it decides on.
-  std::string stored_plan_name(const plans::Plan& plan) const;
+  // The loop a race of `loop` observes (LoopRace::observed): under --together always the
+  // loop itself, whose joint runs time each raced loop apart.
+  std::string observed_loop(const build::LoopRow& loop) const;
+  // Why the race of r.loop times r.observed, for the loop's summary.
+  std::string observed_through_note(const LoopRace& r) const;
+  // The name a plan's decisions are stored under: the plan and the observation it decides on
+  // (of which loop, when another than `loop`).
+  std::string stored_plan_name(const plans::Plan& plan, const build::LoopRow& loop) const;
   // The decision the store holds of this loop, this code and the plan it would be raced with.
   std::optional<plans::LoopDecision> earlier_decision(const std::string& loop_id,
                                                       const std::string& plan_name) const;

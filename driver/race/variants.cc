@@ -31,7 +31,7 @@ std::vector<VariantBuild> VariantBuilder::run_builds(
       build::VariantSpec spec;
       spec.unroll = applied_;  // the loops decided in earlier nest passes
       spec.unroll.emplace_back(loop.id, f);
-      spec.instrument = {loop.id};
+      spec.instrument = {r.observed};
       spec.verify = b.verify;  // the verify pass only observes: the code stays the same
       spec.layout_seed = r.layout_seeds[j];
       // Per-build padding changes every object, so only unpadded variants reuse the baseline.

@@ -1,7 +1,7 @@
-// Variant building for one loop's race: every factor (and layout) built with the loop
-// instrumented and verified, rebuilt from scratch where an incremental build did not recompile
-// the loop, then identified by code so that byte-identical factors race once. Knows builds and
-// code identity, nothing of the store, the plans or the runs.
+// Variant building for one loop's race: every factor (and layout) built with the loop (or the
+// loop observing it) instrumented and verified, rebuilt from scratch where an incremental build did
+// not recompile the loop, then identified by code so that byte-identical factors race once. Knows
+// builds and code identity, nothing of the store, the plans or the runs.
 #pragma once
 
 #include <cstdint>
@@ -34,9 +34,11 @@ struct LoopVariants {
   std::vector<std::string> notes;                      // for the loop's summary
 };
 
-// The loop to build: its row, its label in messages, the factors and the layout seeds.
+// The loop to build: its row, the loop each variant instruments (the loop itself or one
+// around it), its label in messages, the factors and the layout seeds.
 struct VariantRequest {
   const build::LoopRow& loop;
+  const std::string& observed;
   const std::string& label;
   const std::vector<int>& factors;
   const std::vector<std::optional<std::uint64_t>>& layout_seeds;

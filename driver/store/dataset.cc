@@ -44,9 +44,6 @@ std::vector<Hotness> rank_hotness(const std::vector<HotnessSample>& samples, dou
   return out;
 }
 
-namespace {
-
-// The loop `place` is nested in: the nearest loop before it in preorder at depth - 1.
 std::optional<std::string> enclosing_loop(const LoopPlace& place,
                                           const std::map<std::string, LoopPlace>& places) {
   std::optional<std::string> found;
@@ -60,8 +57,6 @@ std::optional<std::string> enclosing_loop(const LoopPlace& place,
   }
   return found;
 }
-
-}  // namespace
 
 std::vector<Hotness> bound_by_enclosing(std::vector<Hotness> ranking,
                                         const std::map<std::string, LoopPlace>& places) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,6 +64,11 @@ struct LoopPlace {
   int depth = 0;
   int index = 0;
 };
+
+// The loop `place` is nested in: the nearest loop before it in preorder at depth - 1, in the
+// same function; nullopt for an outermost loop.
+std::optional<std::string> enclosing_loop(const LoopPlace& place,
+                                          const std::map<std::string, LoopPlace>& places);
 
 // Probes change the code they time (an instrumented three-iteration loop is no longer unrolled
 // completely, and can measure more than the uninstrumented loop around it): a loop takes at

@@ -736,13 +736,16 @@ std::map<std::string, std::vector<int>> Store::joint_slots(std::int64_t program,
 std::vector<LoopRaceRun> Store::loop_race_runs(std::int64_t program,
                                                const std::string& loop_id) const {
   Statement q(db_,
+              // A run of one loop's race timed the raced loop, or one loop around it.
               "SELECT r.id, r.round, r.grp, r.ok, r.reason, o.cycles, o.filtered_cycles, 0,"
-              " o.entries, o.disturbed FROM runs r"
-              " LEFT JOIN observations o ON o.run=r.id AND o.loop=?2"
+              " o.entries, o.disturbed, o.loop FROM runs r"
+              " LEFT JOIN observations o ON o.run=r.id AND o.loop=coalesce("
+              "  (SELECT loop FROM observations WHERE run=r.id AND loop=?2),"
+              "  (SELECT min(loop) FROM observations WHERE run=r.id))"
               " WHERE r.program=?1 AND r.kind='race' AND r.target_loop=?2"
               " UNION ALL"
               " SELECT r.id, r.round, j.factor, r.ok, r.reason, o.cycles, o.filtered_cycles, 1,"
-              " o.entries, o.disturbed FROM joint_slots j"
+              " o.entries, o.disturbed, o.loop FROM joint_slots j"
               " JOIN runs r ON r.program=j.program AND r.kind='race' AND r.batch=j.batch"
               " AND r.slot=j.slot"
               " LEFT JOIN observations o ON o.run=r.id AND o.loop=j.loop"
@@ -762,6 +765,7 @@ std::vector<LoopRaceRun> Store::loop_race_runs(std::int64_t program,
     r.joint = q.integer(7) != 0;
     r.entries = static_cast<std::uint64_t>(q.integer(8));
     r.disturbed = static_cast<std::uint64_t>(q.integer(9));
+    if (!q.is_null(10)) r.observed = q.text(10);
     out.push_back(std::move(r));
   }
   return out;

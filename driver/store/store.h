@@ -137,6 +137,9 @@ struct LoopRaceRun {
   std::optional<double> filtered;       // the filtered observation, when there is one
   std::uint64_t entries = 0;            // of the loop, in its observation
   std::uint64_t disturbed = 0;          // entries the filter took out
+  // The loop the observation timed: the raced one, or the loop around it that observed it
+  // (race/hot_selection.h); empty when the run has no observation.
+  std::string observed;
   // The observation of `kind`; none when the run has no such value.
   std::optional<double> value(stats::ObservationKind kind) const {
     if (kind == stats::ObservationKind::kFiltered) return filtered;
@@ -220,7 +223,8 @@ class Store {
                        const std::map<std::string, std::vector<int>>& factors);
   std::map<std::string, std::vector<int>> joint_slots(std::int64_t program,
                                                       const std::string& batch) const;
-  // Every race run that observed `loop_id` as a raced loop, alone or joint, by round then id.
+  // Every race run that observed `loop_id` as a raced loop, alone or joint, by round then id;
+  // a run of its race alone with the observation of the loop, else of the loop it timed.
   std::vector<LoopRaceRun> loop_race_runs(std::int64_t program, const std::string& loop_id) const;
 
   void put_decision(std::int64_t program, const plans::LoopDecision& decision);

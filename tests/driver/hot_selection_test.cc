@@ -49,6 +49,41 @@ TEST(HotSelection, UnknownSharesAreNeverTooCold) {
   EXPECT_EQ(choose_hot(unknown, candidate, {3, std::nullopt, 0.01}).chosen.size(), 2u);
 }
 
+// A nest in one function: i { j { k } } and a sibling loop s at depth 1; `cycles` and
+// `entries` per run of each (a matrix product's dot product: 12,544 entries of 44 cycles).
+struct Nest {
+  std::map<std::string, store::LoopPlace> places = {
+      {"i", {"f", 1, 0}}, {"j", {"f", 2, 1}}, {"k", {"f", 3, 2}}, {"s", {"f", 1, 3}}};
+  std::map<std::string, store::Hotness> hotness = {{"i", {"i", 560000, 1, 0.3}},
+                                                   {"j", {"j", 555000, 112, 0.3}},
+                                                   {"k", {"k", 550000, 12544, 0.3}},
+                                                   {"s", {"s", 900000, 3, 0.4}}};
+};
+
+TEST(ObservationLoop, ALoopOfShortEntriesIsTimedThroughTheNearestLoopOfLongOnes) {
+  Nest n;
+  // k's entries last 44 cycles, j's 4,955: both short; i's one entry is long.
+  EXPECT_EQ(observation_loop("k", n.places, n.hotness), "i");
+  EXPECT_EQ(observation_loop("j", n.places, n.hotness), "i");
+  EXPECT_EQ(observation_loop("i", n.places, n.hotness), "i");
+  // With a lower bar, j's entries are long enough for k.
+  EXPECT_EQ(observation_loop("k", n.places, n.hotness, 4000), "j");
+  // s's entries are long: timed itself.
+  EXPECT_EQ(observation_loop("s", n.places, n.hotness), "s");
+}
+
+TEST(ObservationLoop, StopsAtTheOutermostLoopOrOneThatDidNotRun) {
+  Nest n;
+  n.hotness["i"].entries_per_run = 600;  // i's entries short too: nothing encloses it
+  EXPECT_EQ(observation_loop("k", n.places, n.hotness), "i");
+  n.hotness.erase("i");  // i never ran while hotness was measured: j is as far as it goes
+  EXPECT_EQ(observation_loop("k", n.places, n.hotness), "j");
+  // A loop with no hotness (named by --loop, not ranked) is timed itself.
+  EXPECT_EQ(observation_loop("unranked", n.places, n.hotness), "unranked");
+  n.hotness.erase("k");
+  EXPECT_EQ(observation_loop("k", n.places, n.hotness), "k");
+}
+
 TEST(BudgetCaps, TheBudgetIsSharedByTheLoopsShares) {
   const std::vector<store::Hotness> chosen = {{"a", 0, 0, 0.30}, {"b", 0, 0, 0.10}};
   // 400 s of 0.1 s runs = 4000 runs over 10 versions: a gets 3/4 (300), b 1/4 (100).

@@ -437,13 +437,16 @@ TEST_F(RaceEngine, ARerunAnswersFromTheStore) {
 // builds that apply that decision; a rerun answers both from the store.
 TEST_F(RaceEngine, ANestPassRacesTheLoopMadeInnermostByADecision) {
   options_.build_command = "$LOOPRACE_CC -O2 -o prog \"$LOOPRACE_SRCDIR/src/nest.c\"";
-  // Factors 7 and up unroll the 8-iteration inner loop completely (one code group).
+  // Factors 7 and up are scripted faster (whether they build one code depends on the probes).
   auto script = [](int factor, std::size_t) { return factor >= 7 ? 0.9 * kCycles : kCycles; };
   options_.budget_seconds = 3600;
+  // The inner loop is timed through the outer one (its entries are short): 10 confirmation
+  // runs each are too few to trust an interval on samples that fail Shapiro-Wilk by chance.
+  options_.confirm = 30;
   RaceSummary summary = race(script);
   ASSERT_EQ(summary.loops.size(), 2u);
   EXPECT_EQ(summary.loops[0].loop.depth, 2);
-  EXPECT_EQ(summary.loops[0].decision.chosen, 7);
+  EXPECT_GE(summary.loops[0].decision.chosen, 7);
   EXPECT_EQ(summary.loops[1].loop.depth, 1);
   const int outer = summary.loops[1].decision.chosen;
   EXPECT_GE(outer, 7);
