@@ -128,7 +128,7 @@ void Racer::prepare() {
   facts["plan"] = plan;
   facts["seed"] = options_.seed;
   facts["looprace_version"] = options_.looprace_version;
-  facts["layouts"] = options_.layouts;
+  facts["layouts"] = layout_seeds().size();
   facts["baseline"] = baseline_origin_;
   if (flags_trial_) {
     facts["try_flags"] = {{"flags", profile::join_flags(flags_trial_->flags)},
@@ -401,9 +401,9 @@ std::vector<int> Racer::raced_factors() const {
 
 // Layout randomization: one build per factor and layout seed; round r runs layout r mod K.
 std::vector<std::optional<std::uint64_t>> Racer::layout_seeds() const {
-  const unsigned layouts = std::max(1u, options_.layouts);
+  const unsigned layouts = options_.together ? 1 : std::max(1u, options_.layouts);
   std::vector<std::optional<std::uint64_t>> seeds(layouts, std::nullopt);
-  if (options_.layouts > 1) {
+  if (layouts > 1) {
     for (unsigned j = 0; j < layouts; ++j) seeds[j] = mix(options_.seed, j + 1);
   }
   return seeds;

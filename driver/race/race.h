@@ -65,7 +65,10 @@ struct RaceOptions {
   bool check_output = true;
   std::vector<std::filesystem::path> check_files;
   std::optional<int> pin_cpu;
-  unsigned layouts = 0;  // > 1: random function padding per build (every run pads its env)
+  // Builds per factor, each with its own random function padding (every run also pads its
+  // environment); rounds take them in turn. One code layout can favour a factor by more than
+  // unrolling does (benchmarks/results/observed-through.md). --together races one layout.
+  unsigned layouts = 3;
   // What the plan decides on: filtered unless asked (replay, agreement and payoff measured it
   // deciding better: benchmarks/results/observation-replay.md, payoff-observations.md).
   stats::ObservationKind observation = stats::ObservationKind::kFiltered;

@@ -111,9 +111,9 @@ class ScriptedExecutor : public ProcessExecutor {
   }
 
  private:
-  // Variant directories end in f<factor> (build::variant_dir).
+  // Variant directories end in f<factor>, then -l<layout seed> (build::variant_dir).
   static int factor_of(const run::RunSpec& spec) {
-    static const std::regex variant(R"(/f(\d+)$)");
+    static const std::regex variant(R"(/f(\d+)(-l\d+)?$)");
     std::smatch m;
     std::string dir = spec.env.get("LOOPRACE_OUTDIR").value_or("");
     return std::regex_search(dir, m, variant) ? std::stoi(m[1]) : -1;

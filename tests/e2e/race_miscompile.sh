@@ -3,7 +3,7 @@
 # and reported; the race still decides among the others.
 source "$(dirname "$0")/lib.sh" "$1"
 id=$(loop_id reduce)
-run='out=$("$LOOPRACE_OUTDIR/kernel" 100000 differ "${LOOPRACE_OUTDIR##*/}"); [ "${LOOPRACE_OUTDIR##*/}" = f2 ] && out="$out (miscompiled)"; echo "$out"'
+run='out=$("$LOOPRACE_OUTDIR/kernel" 100000 differ "${LOOPRACE_OUTDIR##*/}"); case ${LOOPRACE_OUTDIR##*/} in f2 | f2-l*) out="$out (miscompiled)" ;; esac; echo "$out"'
 "$looprace" race --build "$build_cmd" --run "$run" --loop "$id" --factors 0,1,2,4,8 \
   --store store.db --profile p.profile --max-samples 8 --seed 7 >race.out
 cat race.out

@@ -23,8 +23,8 @@ sql "select plan from decisions where loop = '$inner'" | grep -q " through $oute
   fail "the decision's plan does not name $outer: $(sql "select plan from decisions")"
 raced=$(sql "select count(*) from runs where kind = 'race'")
 "${race[@]}" >again.out
-grep -q "decided by an earlier run" again.out && grep -q "timed through the loop around it" again.out ||
-  fail "the rerun did not answer from the store: $(cat again.out)"
+grep -q "decided by an earlier run" again.out || fail "the rerun did not answer from the store: $(cat again.out)"
+grep -q "timed through the loop around it" again.out || fail "the rerun does not say which loop timed it"
 [ "$(sql "select count(*) from runs where kind = 'race'")" = "$raced" ] || fail "the rerun raced again"
 "$looprace" race --build "$build" --run '$LOOPRACE_OUTDIR/dot' --hot 1 --min-share 0 \
   --factors 0,4 --max-samples 4 --confirm 0 --store together.db --profile together.profile \

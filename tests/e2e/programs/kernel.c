@@ -1,7 +1,7 @@
 /* End-to-end test program for `looprace race`: two loops with known behaviour.
  *   kernel N differ VARIANT  runs the loop in reduce() N times, or 4N times unless VARIANT is
- *                            "f4": the run command passes the variant directory's name, so
- *                            factor 4 is clearly the fastest whatever the machine.
+ *                            "f4" (or "f4-l<seed>", a layout): the run command passes the variant
+ *                            directory's name, so factor 4 is the fastest whatever the machine.
  *   kernel N tie             runs the loop in repeat(), whose 4 iterations each call burn(): its
  *                            time does not depend on how it is unrolled, so all factors tie.
  *   kernel N both            runs both loops (reduce() N times), for races of both together.
@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   long n = atol(argv[1]);
   for (int i = 0; i < 1024; i++) data[i] = (unsigned)i * 2654435761u;
   if (strcmp(argv[2], "differ") == 0) {
-    int fast = argc > 3 && strcmp(argv[3], "f4") == 0;
+    int fast = argc > 3 && (strcmp(argv[3], "f4") == 0 || strncmp(argv[3], "f4-l", 4) == 0);
     sink = reduce(fast ? n : 4 * n);
   } else if (strcmp(argv[2], "both") == 0) {
     sink = reduce(n) + repeat((unsigned long)n);
