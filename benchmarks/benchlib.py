@@ -13,8 +13,11 @@ import mmap
 import json
 import os
 import re
+import resource
+import shutil
 import signal
 import subprocess
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -103,6 +106,49 @@ def markdown_table(headers, rows):
     def line(cells):
         return "| " + " | ".join(map(str, cells)) + " |"
     return [line(headers), "|---" * len(headers) + "|"] + [line(r) for r in rows]
+
+
+def command_env(outdir, flags=None):
+    """What the manifests' commands expect; with `flags`, LOOPRACE_CC is gcc with them after the
+    build's own (benchmarks/payoff/cc), so that e.g. -O3 overrides the build's -O2."""
+    env = dict(os.environ, LOOPRACE_SRCDIR=str(ROOT), LOOPRACE_OUTDIR=str(outdir))
+    if flags is not None:
+        env.update(LOOPRACE_CC=str(ROOT / "benchmarks/payoff/cc"), PAYOFF_FLAGS=flags)
+    return env
+
+
+def build_into(row, outdir, flags, who):
+    """Builds a manifest row afresh in `outdir` with `flags` appended; exits naming `who` and
+    the build's output when it fails."""
+    shutil.rmtree(outdir, ignore_errors=True)
+    outdir.mkdir(parents=True)
+    done = subprocess.run(["sh", "-c", row["build"]], env=command_env(outdir, flags), cwd=outdir,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"{who}: build in {outdir} failed:\n{done.stdout}{done.stderr}")
+
+
+def cpu_seconds_of(command, env, who):
+    """CPU seconds of one run of `command` (its output discarded); exits when it fails."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(["sh", "-c", command], env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        sys.exit(f"{who}: '{command}' exited {done.returncode}")
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def loop_cycles(records, loop=None):
+    """Cycles of loop `loop` (every instrumented loop when None) in one run's runtime records
+    (docs/formats.md, section 6), summed over the run's processes."""
+    total = 0
+    for line in Path(records).read_text().splitlines():
+        fields = line.split()
+        if fields[2] == "loop":
+            values = dict(f.split("=", 1) for f in fields[3:])
+            if loop is None or values["id"] == loop:
+                total += int(values["cycles"])
+    return total
 
 
 def linked_files(directory):

@@ -23,71 +23,75 @@ std::size_t table_size(std::size_t max_samples) {
   return std::min<std::size_t>(2 * max_samples, 4096);
 }
 
-// Adds x to a sorted sample and returns the sample's 20 % trimmed mean (the usual trim of
-// Yuen's test). One observation has no spread yet (as mean_estimate); no test runs before two.
-LocationEstimate add_trimmed(std::vector<double>& sorted, double x) {
-  sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), x), x);
-  return sorted.size() < 2 ? LocationEstimate{x, 0.0, 0.0}
-                           : stats::trimmed_mean_estimate(sorted, 0.2);
-}
+// One sample's location, kept current as values arrive: the mean (Welch's test, the paired
+// t-test) or the 20 % trimmed mean (Yuen's test, the one-sample trimmed test), which needs the
+// sorted sample. One value has no spread yet (as mean_estimate); no test runs before two.
+class LocationSample {
+ public:
+  const LocationEstimate& add(double x, LocationTest test) {
+    if (test == LocationTest::welch) {
+      running_.add(x);
+      return estimate_ = stats::mean_estimate(running_);
+    }
+    sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), x), x);
+    estimate_ = sorted_.size() < 2 ? LocationEstimate{x, 0.0, 0.0}
+                                   : stats::trimmed_mean_estimate(sorted_, 0.2);
+    return estimate_;
+  }
+  const LocationEstimate& estimate() const { return estimate_; }
 
-// Independent samples of log observations, one location estimate per version (the mean, or
-// Yuen's trimmed mean, which needs the sorted sample).
+ private:
+  RunningStats running_;        // welch
+  std::vector<double> sorted_;  // yuen
+  LocationEstimate estimate_;
+};
+
+// Independent samples of log observations, one location per version.
 class IndependentLogs {
  public:
   // A loser's rivals keep gathering data, so a loser may come back (the paper's rule).
   static constexpr bool kReadmitsLosers = true;
 
-  IndependentLogs(std::size_t versions, LocationTest test)
-      : test_(test), running_(versions), sorted_(versions), estimates_(versions) {}
+  IndependentLogs(std::size_t versions, LocationTest test) : test_(test), samples_(versions) {}
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
     for (std::size_t i = 0; i < sampled.size(); ++i)
-      if (observations[i]) add(sampled[i], std::log(*observations[i]));
+      if (observations[i]) samples_[sampled[i]].add(std::log(*observations[i]), test_);
   }
   // Ranks the versions: the lower, the faster.
-  double score(std::size_t v, const std::vector<std::size_t>&) const { return estimates_[v].value; }
+  double score(std::size_t v, const std::vector<std::size_t>&) const { return estimate(v).value; }
   bool faster(std::size_t d, std::size_t c, const StudentCriticalValues& less) const {
-    return less.difference_below(estimates_[d], estimates_[c], 0.0);
+    return less.difference_below(estimate(d), estimate(c), 0.0);
   }
   // One-sided p-value of "d is faster than c".
   double p_faster(std::size_t d, std::size_t c) const {
-    return stats::p_value_below(stats::difference(estimates_[d], estimates_[c]), 0.0);
+    return stats::p_value_below(stats::difference(estimate(d), estimate(c)), 0.0);
   }
   // exp(upper_b - lower_c): how much faster than b version c could be in the worst case.
   // exp(location(log c) - location(log b)): how many times slower c is estimated than b.
   double ratio(std::size_t c, std::size_t b) const {
-    return std::exp(estimates_[c].value - estimates_[b].value);
+    return std::exp(estimate(c).value - estimate(b).value);
   }
   double worst_speedup(std::size_t b, std::size_t c, const StudentCriticalValues& interval) const {
     const auto half = [&](const LocationEstimate& x) {
       return interval.at(x.df) * std::sqrt(x.variance);
     };
-    const LocationEstimate &eb = estimates_[b], &ec = estimates_[c];
+    const LocationEstimate &eb = estimate(b), &ec = estimate(c);
     return std::exp(eb.value + half(eb) - (ec.value - half(ec)));
   }
   // True when the one-sided upper bound of location(log b) - location(log c) is below
   // `limit`: c is shown to be not more than exp(limit) times faster than b.
   bool not_faster_by(std::size_t c, std::size_t b, double limit,
                      const StudentCriticalValues& bound) const {
-    return bound.difference_below(estimates_[b], estimates_[c], limit);
+    return bound.difference_below(estimate(b), estimate(c), limit);
   }
 
  private:
-  void add(std::size_t v, double log) {
-    if (test_ == LocationTest::welch) {
-      running_[v].add(log);
-      estimates_[v] = stats::mean_estimate(running_[v]);
-      return;
-    }
-    estimates_[v] = add_trimmed(sorted_[v], log);
-  }
+  const LocationEstimate& estimate(std::size_t v) const { return samples_[v].estimate(); }
 
   LocationTest test_;
-  std::vector<RunningStats> running_;        // welch
-  std::vector<std::vector<double>> sorted_;  // yuen
-  std::vector<LocationEstimate> estimates_;
+  std::vector<LocationSample> samples_;
 };
 
 // Blocked samples: for each pair (i < j) the location of log x_i - log x_j over the rounds
@@ -102,11 +106,7 @@ class PairedLogs {
   static constexpr bool kReadmitsLosers = false;
 
   PairedLogs(std::size_t versions, LocationTest test)
-      : versions_(versions),
-        test_(test),
-        running_(test == LocationTest::welch ? versions * versions : 0),
-        sorted_(test == LocationTest::yuen ? versions * versions : 0),
-        estimates_(versions * versions) {}
+      : versions_(versions), test_(test), pairs_(versions * versions) {}
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
@@ -117,7 +117,7 @@ class PairedLogs {
       if (!observations[i]) continue;
       for (std::size_t j = 0; j < sampled.size(); ++j)
         if (observations[j] && sampled[i] < sampled[j])
-          add_difference(sampled[i] * versions_ + sampled[j], logs_[i] - logs_[j]);
+          pairs_[sampled[i] * versions_ + sampled[j]].add(logs_[i] - logs_[j], test_);
     }
   }
   // Sum of the paired log ratios' locations against the other survivors.
@@ -147,27 +147,17 @@ class PairedLogs {
   }
 
  private:
-  void add_difference(std::size_t pair, double log_ratio) {
-    if (test_ == LocationTest::welch) {
-      running_[pair].add(log_ratio);
-      estimates_[pair] = stats::mean_estimate(running_[pair]);
-      return;
-    }
-    estimates_[pair] = add_trimmed(sorted_[pair], log_ratio);
-  }
   // The estimate of log a - log b; pairs hold log i - log j for i < j.
   LocationEstimate difference(std::size_t a, std::size_t b) const {
-    if (a < b) return estimates_[a * versions_ + b];
-    const LocationEstimate& e = estimates_[b * versions_ + a];
+    if (a < b) return pairs_[a * versions_ + b].estimate();
+    const LocationEstimate& e = pairs_[b * versions_ + a].estimate();
     return {-e.value, e.variance, e.df};
   }
 
   std::size_t versions_;
   LocationTest test_;
-  std::vector<RunningStats> running_;        // welch
-  std::vector<std::vector<double>> sorted_;  // yuen
-  std::vector<LocationEstimate> estimates_;
-  std::vector<double> logs_;  // of the round being added
+  std::vector<LocationSample> pairs_;  // [i * versions + j], i < j
+  std::vector<double> logs_;           // of the round being added
 };
 
 // The contenders of `alive` that no other one beats: c loses when some d, not itself removed

@@ -113,6 +113,9 @@ run::RunResult reference_run(const Workspace& ws, const Baseline& baseline);
 std::vector<build::LoopRow> select_loops(const build::LoopTable& table,
                                          const std::vector<std::string>& selectors);
 
+// Where each loop of `table` sits in its function (store::LoopPlace), by id.
+std::map<std::string, store::LoopPlace> loop_places(const build::LoopTable& table);
+
 // Each loop's share of a plain run: one build per nest depth, with only that depth's loops
 // instrumented, run `runs` times each, so that no loop's time holds the probes of the loops
 // inside it (a nest whose inner loop runs millions of times made the all-instrumented run many
@@ -120,9 +123,6 @@ std::vector<build::LoopRow> select_loops(const build::LoopTable& table,
 // uninstrumented build in `plain_dir`. Returns the loops that ran, hottest first. Every run is
 // passed to `on_run` with its build ("depth:D", or "plain"). Throws Error when a build or a
 // run fails.
-// Where each loop of `table` sits in its function (store::LoopPlace), by id.
-std::map<std::string, store::LoopPlace> loop_places(const build::LoopTable& table);
-
 std::vector<store::Hotness> measure_hotness(
     const Workspace& ws, const build::LoopTable& table, unsigned runs,
     const std::filesystem::path& plain_dir, double plain_seconds,

@@ -337,10 +337,10 @@ std::string Racer::observed_through_note(const LoopRace& r) const {
       r.observed, outer ? outer->location() : "", own.cycles_per_run / own.entries_per_run);
 }
 
-std::string Racer::stored_plan_name(const plans::Plan& plan, const build::LoopRow& loop) const {
-  const std::string observed = observed_loop(loop);
+std::string Racer::stored_plan_name(const plans::Plan& plan, const std::string& loop_id,
+                                    const std::string& observed) const {
   return plans::plan_on_observations(plan.describe(), options_.observation,
-                                     observed == loop.id ? "" : observed);
+                                     observed == loop_id ? "" : observed);
 }
 
 std::optional<plans::LoopDecision> Racer::earlier_decision(const std::string& loop_id,
@@ -356,8 +356,8 @@ bool Racer::setup_loop(LoopRace& r) {
     r.outcome.hotness_share_is_bound = h->second.is_bound();
   }
   r.plan = plans::make_plan(plan_options_for(loop.id));
-  r.plan_name = stored_plan_name(*r.plan, loop);
   r.observed = observed_loop(loop);
+  r.plan_name = stored_plan_name(*r.plan, loop.id, r.observed);
   if (r.observed != loop.id) r.outcome.notes.push_back(observed_through_note(r));
   r.label = fmt::format("{} {}", loop.id, loop.location());
 
@@ -847,7 +847,8 @@ LoopChoice Racer::chosen_loops() {
   LoopChoice choice;
   choice.loops = choose_loops();
   for (const auto& loop : choice.loops) {
-    const std::string name = stored_plan_name(*plans::make_plan(plan_options_for(loop.id)), loop);
+    const std::string name = stored_plan_name(*plans::make_plan(plan_options_for(loop.id)), loop.id,
+                                              observed_loop(loop));
     if (earlier_decision(loop.id, name)) choice.decided.insert(loop.id);
     choice.plans[loop.id] = name;
   }

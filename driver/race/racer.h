@@ -129,8 +129,9 @@ class Racer {
   // Why the race of r.loop times r.observed, for the loop's summary.
   std::string observed_through_note(const LoopRace& r) const;
   // The name a plan's decisions are stored under: the plan and the observation it decides on
-  // (of which loop, when another than `loop`).
-  std::string stored_plan_name(const plans::Plan& plan, const build::LoopRow& loop) const;
+  // (of which loop, when `observed` is another than the raced `loop_id`).
+  std::string stored_plan_name(const plans::Plan& plan, const std::string& loop_id,
+                               const std::string& observed) const;
   // The decision the store holds of this loop, this code and the plan it would be raced with.
   std::optional<plans::LoopDecision> earlier_decision(const std::string& loop_id,
                                                       const std::string& plan_name) const;
