@@ -369,10 +369,16 @@ void add_plan_options(CLI::App* cmd, race::RaceOptions* options) {
 void add_run_options(CLI::App* cmd, race::RaceOptions* options, CLI::Option* together) {
   cmd->add_option(
          "--confirm", options->confirm,
-         "Observations of the chosen factor and of factor 0 for the Speedup-Test verdict "
-         "(fresh interleaved runs after the race: the race's own observations chose the factor and "
-         "would flatter it; 0: only the race's)")
+         "Observations of the chosen factor and of factor 0 in the first look of the "
+         "Speedup-Test that confirms a change (fresh interleaved runs after the race: the race's "
+         "own observations chose the factor and would flatter it; 0: only the race's)")
       ->capture_default_str();
+  cmd->add_option("--confirm-looks", options->confirm_looks,
+                  "Looks of doubling size the confirmation may take while its interval "
+                  "straddles 1 + --epsilon (--confirm, then twice as many, ...), the error rate "
+                  "shared among them")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 8u));
   cmd->add_option("--warmup", options->warmup, "Discarded runs per variant before the race")
       ->capture_default_str();
   cmd->add_option("--hotness-runs", options->hotness_runs,

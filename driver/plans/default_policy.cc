@@ -2,26 +2,44 @@
 
 #include <fmt/format.h>
 
-#include "stats/speedup_test.h"
-
 namespace looprace::plans {
+
+// Confirmed needs the ratio verdict too, so that the verdict printed beside the interval
+// agrees with it.
+ConfirmationOutcome judge_confirmation(const DefaultPolicy& policy,
+                                       const std::vector<double>& baseline,
+                                       const std::vector<double>& chosen,
+                                       stats::SpeedupTestResult* test) {
+  const stats::SpeedupTestResult t =
+      stats::speedup_test(baseline, chosen, look_confidence(policy.confirmation));
+  if (test) *test = t;
+  if (t.ratio_verdict == stats::Verdict::needs_more_runs) return ConfirmationOutcome::unresolved;
+  if (t.ratio_verdict == stats::Verdict::faster && t.speedup_interval.lower > 1.0 + policy.epsilon)
+    return ConfirmationOutcome::confirmed;
+  if (t.speedup_interval.upper <= 1.0 + policy.epsilon) return ConfirmationOutcome::not_faster;
+  return ConfirmationOutcome::unresolved;
+}
 
 DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_default,
                                bool default_disqualified, const std::vector<double>& baseline,
                                const std::vector<double>& chosen) {
   if (chosen_is_default) return {false, "the plan chose GCC's default"};
   if (!policy.prefer_default) return {false, "the plan's choice stands (--no-prefer-default)"};
-  if (policy.confirm == 0) return {false, "the plan's choice stands (--confirm 0)"};
+  const std::size_t wanted = policy.confirmation.first_pairs;
+  if (wanted == 0) return {false, "the plan's choice stands (--confirm 0)"};
   if (default_disqualified) return {false, "GCC's default was disqualified"};
-  if (chosen.size() < policy.confirm || baseline.size() < policy.confirm) {
-    return {true, fmt::format("only {} of {} confirmation runs succeeded: no confirmed gain",
-                              std::min(chosen.size(), baseline.size()), policy.confirm)};
+  const std::size_t pairs = std::min(chosen.size(), baseline.size());
+  if (pairs < wanted) {
+    return {true, fmt::format("only {} of {} confirmation runs succeeded: no confirmed gain", pairs,
+                              wanted)};
   }
-  const stats::SpeedupTestResult t = stats::speedup_test(baseline, chosen, policy.confidence);
-  if (t.ratio_verdict == stats::Verdict::faster &&
-      t.speedup_interval.lower > 1.0 + policy.epsilon) {
-    return {false, fmt::format("confirmed: speedup interval {:.3f} to {:.3f} above 1 + {}",
-                               t.speedup_interval.lower, t.speedup_interval.upper, policy.epsilon)};
+  stats::SpeedupTestResult t;
+  const ConfirmationOutcome outcome = judge_confirmation(policy, baseline, chosen, &t);
+  const double lower = t.speedup_interval.lower, upper = t.speedup_interval.upper;
+  if (outcome == ConfirmationOutcome::confirmed) {
+    return {false, fmt::format("confirmed by {} runs of each: speedup interval {:.3f} to {:.3f} "
+                               "above 1 + {}",
+                               pairs, lower, upper, policy.epsilon)};
   }
   if (t.ratio_verdict == stats::Verdict::needs_more_runs) {
     return {true, fmt::format("GCC's default kept: with fewer than {} confirmation runs each, "
@@ -29,11 +47,13 @@ DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_defau
                               "these are not (Shapiro-Wilk); confirm with --confirm {} or more",
                               stats::kLargeSample, stats::kLargeSample)};
   }
-  return {true,
-          fmt::format("GCC's default kept: the confirmation runs do not show the chosen "
-                      "factor faster by more than {:.1f}% (speedup interval {:.3f} to "
-                      "{:.3f})",
-                      100 * policy.epsilon, t.speedup_interval.lower, t.speedup_interval.upper)};
+  return {true, fmt::format("GCC's default kept: {} confirmation runs of each do not show the "
+                            "chosen factor faster by more than {:.1f}% (speedup interval {:.3f} "
+                            "to {:.3f}{})",
+                            pairs, 100 * policy.epsilon, lower, upper,
+                            outcome == ConfirmationOutcome::unresolved
+                                ? ", still unresolved after the last look"
+                                : "")};
 }
 
 }  // namespace looprace::plans

@@ -2,30 +2,49 @@
 // machine some factor always looks a little faster; the race's own observations chose that
 // factor and so flatter it. A profile line that changes the code is written only when fresh
 // confirmation runs of the chosen factor and factor 0, taken after the race, show the chosen
-// factor faster by more than epsilon, whether or not factor 0 survived the race. Pure: it sees
-// observations, not processes.
+// factor faster by more than epsilon, whether or not factor 0 survived the race. The runs come
+// in looks of doubling size (plans/sequential_looks.h): a real 10 % gain in a loop whose runs
+// spread widely can leave 30 pairs straddling 1 + epsilon, and a fixed count would then keep
+// the default in some races and confirm the gain in others. Pure: it sees observations, not
+// processes.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include "plans/sequential_looks.h"
+#include "stats/speedup_test.h"
+
 namespace looprace::plans {
 
 struct DefaultPolicy {
   bool prefer_default = true;  // false: the plan's choice stands (--no-prefer-default)
-  std::size_t confirm = 30;    // confirmation runs wanted of each; 0: the plan's choice stands
-  double confidence = 0.95;
+  // Pairs of confirmation runs, look by look; first_pairs 0: the plan's choice stands.
+  SequentialLooks confirmation{30, 4, 0.95};
   double epsilon = 0.005;  // the race's margin of "equal"
 };
+
+enum class ConfirmationOutcome {
+  confirmed,   // faster by more than epsilon: the change is written
+  not_faster,  // the interval lies below 1 + epsilon: GCC's default stays
+  unresolved,  // it straddles 1 + epsilon (or too few runs to trust it): another look
+};
+
+// One look at the confirmation runs so far: `baseline` and `chosen` are the cycles of factor 0
+// and of the chosen factor, taken in pairs; `test` receives the Speedup-Test at the look's
+// confidence.
+ConfirmationOutcome judge_confirmation(const DefaultPolicy& policy,
+                                       const std::vector<double>& baseline,
+                                       const std::vector<double>& chosen,
+                                       stats::SpeedupTestResult* test);
 
 struct DefaultDecision {
   bool keep_default = false;
   std::string reason;  // why, in words, for the summary
 };
 
-// Whether factor 0 is kept instead of the plan's choice. `baseline` and `chosen` are the
-// confirmation runs' observations (cycles), taken in pairs.
+// Whether factor 0 is kept instead of the plan's choice, on every confirmation run taken.
 DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_default,
                                bool default_disqualified, const std::vector<double>& baseline,
                                const std::vector<double>& chosen);

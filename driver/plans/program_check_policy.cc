@@ -1,7 +1,5 @@
 #include "plans/program_check_policy.h"
 
-#include <stdexcept>
-
 namespace looprace::plans {
 
 const char* program_check_outcome_name(ProgramCheckOutcome outcome) {
@@ -18,15 +16,6 @@ const char* program_check_outcome_name(ProgramCheckOutcome outcome) {
   return "unresolved";
 }
 
-std::size_t pairs_after_look(const ProgramCheckPolicy& policy, unsigned look) {
-  return policy.first_pairs << look;
-}
-
-double look_confidence(const ProgramCheckPolicy& policy) {
-  if (policy.looks == 0) throw std::invalid_argument("program check: looks must be at least 1");
-  return 1.0 - (1.0 - policy.confidence) / policy.looks;
-}
-
 // The ratio verdict decides faster and slower, so that the outcome always agrees with the
 // interval printed beside it; equal needs the whole interval inside the epsilon band.
 ProgramCheckOutcome judge_look(const ProgramCheckPolicy& policy,
@@ -34,7 +23,7 @@ ProgramCheckOutcome judge_look(const ProgramCheckPolicy& policy,
                                const std::vector<double>& profiled,
                                stats::SpeedupTestResult* test) {
   stats::SpeedupTestResult result =
-      stats::speedup_test(baseline, profiled, look_confidence(policy));
+      stats::speedup_test(baseline, profiled, look_confidence(policy.sequence));
   if (test) *test = result;
   if (result.ratio_verdict == stats::Verdict::faster) return ProgramCheckOutcome::faster;
   if (result.ratio_verdict == stats::Verdict::slower) return ProgramCheckOutcome::slower;

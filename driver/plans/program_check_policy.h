@@ -2,24 +2,22 @@
 // a few tenths of a percent of a program; moving and rescheduling the code around them can cost
 // one or two percent (cjpeg at -O3: three confirmed loop gains, the program 1.5 % slower). 30
 // runs of a 4 ms program resolve about +-3 %, so a fixed count cannot see that loss. The check
-// therefore runs sequentially: looks of doubling size (30, 60, 120, ... pairs), each tested at
-// an equal share of the error rate (Bonferroni over the planned looks, so peeking after every
-// look does not inflate it), until the interval shows the program faster, slower, or equal
-// within epsilon, or the looks or the time run out. Pure: it sees observations, not processes.
+// therefore runs sequentially (plans/sequential_looks.h) until the interval shows the program
+// faster, slower, or equal within epsilon, or the looks or the time run out. Pure: it sees
+// observations, not processes.
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
+#include "plans/sequential_looks.h"
 #include "stats/speedup_test.h"
 
 namespace looprace::plans {
 
 struct ProgramCheckPolicy {
-  std::size_t first_pairs = 30;  // pairs of the first look; 0: no check
-  unsigned looks = 6;            // at most: first_pairs << (looks - 1) pairs in all
-  double confidence = 0.95;      // of the whole sequence of looks
-  double epsilon = 0.005;        // the program is "equal" when its interval lies within 1 +- this
+  SequentialLooks sequence{30, 6, 0.95};
+  double epsilon = 0.005;  // the program is "equal" when its interval lies within 1 +- this
 };
 
 enum class ProgramCheckOutcome {
@@ -29,12 +27,6 @@ enum class ProgramCheckOutcome {
   unresolved,  // wider: another look, if the policy and the time allow one
 };
 const char* program_check_outcome_name(ProgramCheckOutcome outcome);
-
-// Pairs wanted in all after look `look` (0-based): first_pairs << look.
-std::size_t pairs_after_look(const ProgramCheckPolicy& policy, unsigned look);
-
-// The confidence each look is tested at: 1 - (1 - confidence) / looks.
-double look_confidence(const ProgramCheckPolicy& policy);
 
 // The outcome of one look on CPU times of the base (`baseline`) and the profiled program
 // (`profiled`), taken in pairs; `test` receives the Speedup-Test it rests on.

@@ -119,7 +119,7 @@ void Racer::report_look(const ProgramCheck& check, unsigned look,
                         const plans::ProgramCheckPolicy& policy, std::size_t pairs_so_far) {
   RaceProgress p;
   p.phase = fmt::format("checking the whole program: look {} of up to {}, {} runs each", look + 1,
-                        policy.looks, plans::pairs_after_look(policy, look));
+                        policy.sequence.looks, plans::pairs_after_look(policy.sequence, look));
   p.loop_label = fmt::format("{} change(s)", check.changes.size());
   p.observations = pairs_so_far;
   report(p);
@@ -129,9 +129,9 @@ void Racer::report_look(const ProgramCheck& check, unsigned look,
 plans::ProgramCheckPolicy Racer::check_policy() const {
   plans::ProgramCheckPolicy policy;
   // --program-check 0 turns off the check of the profile, not the --try-flags trial's.
-  policy.first_pairs = options_.program_check_runs > 0 ? options_.program_check_runs
-                                                       : RaceOptions{}.program_check_runs;
-  policy.confidence = options_.confidence;
+  policy.sequence.first_pairs = options_.program_check_runs > 0 ? options_.program_check_runs
+                                                                : RaceOptions{}.program_check_runs;
+  policy.sequence.confidence = options_.confidence;
   policy.epsilon = options_.plan.epsilon;
   return policy;
 }
@@ -166,8 +166,8 @@ ProgramCheck Racer::take_program_check(ProgramCheck check, const std::filesystem
   std::vector<double> a, b;
   plans::ProgramCheckOutcome outcome = plans::ProgramCheckOutcome::unresolved;
   stats::SpeedupTestResult test;
-  for (unsigned look = 0; look < policy.looks; ++look) {
-    const std::size_t wanted = plans::pairs_after_look(policy, look);
+  for (unsigned look = 0; look < policy.sequence.looks; ++look) {
+    const std::size_t wanted = plans::pairs_after_look(policy.sequence, look);
     const double per_pair = a.empty() ? 0 : seconds_so_far() / static_cast<double>(a.size());
     if (look > 0 && seconds_so_far() + per_pair * static_cast<double>(wanted - a.size()) >
                         options_.program_check_seconds)

@@ -267,15 +267,17 @@ std::vector<store::Hotness> Racer::hotness_ranking() {
 std::string Racer::program_check_cost(double run_seconds) const {
   if (options_.program_check_runs == 0) return "";
   plans::ProgramCheckPolicy policy;
-  policy.first_pairs = options_.program_check_runs;
+  policy.sequence.first_pairs = options_.program_check_runs;
   if (!options_.check_run_command.empty()) {  // runs of another command: their time is unknown
     return fmt::format(
         "; the whole-program check, if a change stands: {} runs of each build with --check-run, "
         "then more while {:.0f} s allow",
-        policy.first_pairs, options_.program_check_seconds);
+        policy.sequence.first_pairs, options_.program_check_seconds);
   }
-  const double first = 2.0 * double(policy.first_pairs) * run_seconds;
-  const double all = 2.0 * double(plans::pairs_after_look(policy, policy.looks - 1)) * run_seconds;
+  const double first = 2.0 * double(policy.sequence.first_pairs) * run_seconds;
+  const double all = 2.0 *
+                     double(plans::pairs_after_look(policy.sequence, policy.sequence.looks - 1)) *
+                     run_seconds;
   return fmt::format("; the whole-program check, if a change stands: {:.0f} to {:.0f} s", first,
                      std::max(first, std::min(all, options_.program_check_seconds)));
 }
@@ -291,7 +293,8 @@ void Racer::plan_budget(const HotChoice& choice, const std::string& what,
   std::size_t runs = 0;
   for (std::size_t i = 0; i < caps.size(); ++i) {
     caps_[choice.chosen[i].id] = caps[i];
-    runs += caps[i] * versions + 2 * options_.confirm;
+    runs += caps[i] * versions +
+            2 * plans::pairs_after_look(default_policy().confirmation, options_.confirm_looks - 1);
   }
   RaceProgress p;
   p.announcement = fmt::format(
@@ -658,6 +661,15 @@ plans::Decision Racer::run_plan(LoopRace& r, LiveSampler& sampler,
   return decision;
 }
 
+// The looks of confirmation runs, at the race's confidence and epsilon.
+plans::DefaultPolicy Racer::default_policy() const {
+  plans::DefaultPolicy policy;
+  policy.prefer_default = options_.prefer_default;
+  policy.confirmation = {options_.confirm, options_.confirm_looks, options_.confidence};
+  policy.epsilon = options_.plan.epsilon;
+  return policy;
+}
+
 // The Speedup-Test of the chosen factor against factor 0 runs on fresh interleaved pairs of
 // runs of just those two, taken alone after the race and stored as confirmation runs, never
 // on the race's own observations: those made the factor the lowest mean, so they overstate its
@@ -667,23 +679,14 @@ void Racer::confirm(LoopRace& r, const plans::Decision& decision) {
   const std::size_t base = r.baseline_version;
   const bool base_out = std::find(decision.disqualified.begin(), decision.disqualified.end(),
                                   base) != decision.disqualified.end();
+  const plans::DefaultPolicy policy = default_policy();
   if (r.chosen_version != base && options_.confirm > 0 && !base_out) {
-    PairedRuns pairs =
-        take_pairs(options_.confirm, mix(options_.seed, id_number(r.loop.id) ^ 0x636f6e66ULL),
-                   [&](bool chosen, std::size_t i) {
-                     return take_confirmation(r, chosen ? r.chosen_version : base, i + 1);
-                   });
-    if (pairs.failed) {
-      r.outcome.notes.push_back("a confirmation run failed; the speedup uses fewer runs");
-    }
-    r.confirm_baseline.insert(r.confirm_baseline.end(), pairs.a.begin(), pairs.a.end());
-    r.confirm_chosen.insert(r.confirm_chosen.end(), pairs.b.begin(), pairs.b.end());
+    take_confirmations(r, policy);
   }
   // GCC's default stays unless the confirmation runs show the chosen factor faster by more
   // than epsilon, whether factor 0 survived the race or not (plans/default_policy.h).
   const plans::DefaultDecision keep = plans::decide_default(
-      {options_.prefer_default, options_.confirm, options_.confidence, options_.plan.epsilon},
-      r.chosen_version == base, base_out, r.confirm_baseline, r.confirm_chosen);
+      policy, r.chosen_version == base, base_out, r.confirm_baseline, r.confirm_chosen);
   if (keep.keep_default) {
     if (r.chosen_version != base) r.unconfirmed_version = r.chosen_version;
     r.chosen_version = base;
@@ -698,6 +701,35 @@ void Racer::confirm(LoopRace& r, const plans::Decision& decision) {
         r.accepted ? fmt::format("; {} still disturbed after {} retakes counted as they were",
                                  r.accepted, kMaxRetakes)
                    : ""));
+  }
+}
+
+// Confirmation pairs look after look until they confirm the gain or show it within epsilon,
+// the looks run out, or a run fails.
+void Racer::take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy) {
+  RaceProgress p;
+  p.loop_label = r.label;
+  for (unsigned look = 0; look < policy.confirmation.looks; ++look) {
+    const std::size_t have = r.confirm_chosen.size();
+    const std::size_t wanted = plans::pairs_after_look(policy.confirmation, look);
+    p.phase = fmt::format("confirming: look {} of up to {}, {} runs each", look + 1,
+                          policy.confirmation.looks, wanted);
+    p.observations = have;
+    report(p);
+    PairedRuns pairs = take_pairs(
+        wanted - have, mix(options_.seed, (id_number(r.loop.id) ^ 0x636f6e66ULL) + look),
+        [&](bool chosen, std::size_t i) {
+          return take_confirmation(r, chosen ? r.chosen_version : r.baseline_version, have + i + 1);
+        });
+    r.confirm_baseline.insert(r.confirm_baseline.end(), pairs.a.begin(), pairs.a.end());
+    r.confirm_chosen.insert(r.confirm_chosen.end(), pairs.b.begin(), pairs.b.end());
+    if (pairs.failed) {
+      r.outcome.notes.push_back("a confirmation run failed; the speedup uses fewer runs");
+      return;
+    }
+    if (plans::judge_confirmation(policy, r.confirm_baseline, r.confirm_chosen, nullptr) !=
+        plans::ConfirmationOutcome::unresolved)
+      return;
   }
 }
 
@@ -741,8 +773,11 @@ void Racer::decide(LoopRace& r, const plans::Decision& decision) {
 // observations, which flatter the chosen factor.
 plans::SpeedupEvidence Racer::speedup_evidence(const LoopRace& r) const {
   plans::SpeedupEvidence e;
-  e.confidence = options_.confidence;
   const bool confirmed = r.confirm_chosen.size() >= 2;
+  // The confirmation's interval at the confidence its looks were judged at, so that the
+  // printed interval is the one the decision rests on.
+  e.confidence =
+      confirmed ? plans::look_confidence(default_policy().confirmation) : options_.confidence;
   // GCC's default kept for want of a confirmed gain: the runs that did not confirm it.
   if (r.chosen_version == r.baseline_version && !(r.unconfirmed_version && confirmed)) {
     e.source = plans::SpeedupSource::kSameCode;

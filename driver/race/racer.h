@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "plans/default_policy.h"
 #include "plans/loop_decision.h"
 #include "plans/plan.h"
 #include "plans/program_check_policy.h"
@@ -156,7 +157,9 @@ class Racer {
   // Runs the loop's plan on the sampler; the plan's own observations go to r.taken.
   plans::Decision run_plan(LoopRace& r, LiveSampler& sampler, const plans::RoundObserver& observer);
   // Confirmation runs of the chosen factor and factor 0, and whether GCC's default stays.
+  plans::DefaultPolicy default_policy() const;
   void confirm(LoopRace& r, const plans::Decision& decision);
+  void take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy);
   std::optional<double> take_confirmation(LoopRace& r, std::size_t version, std::size_t pair);
   void decide(LoopRace& r, const plans::Decision& decision);
   plans::SpeedupEvidence speedup_evidence(const LoopRace& r) const;

@@ -19,7 +19,7 @@ std::vector<double> runs(double cycles, std::size_t n, unsigned seed) {
   return out;
 }
 
-const DefaultPolicy kPolicy{true, 30, 0.95, 0.005};
+const DefaultPolicy kPolicy{true, {30, 1, 0.95}, 0.005};
 
 TEST(DefaultPolicy, AConfirmedGainChangesTheDefault) {
   auto d = decide_default(kPolicy, false, false, runs(1000, 30, 1), runs(900, 30, 2));
@@ -53,7 +53,7 @@ TEST(DefaultPolicy, FewNonNormalRunsSayWhyTheDefaultIsKept) {
   // 10 runs each, 6x faster, but one sample far from normal: under 30 runs the Speedup-Test
   // does not trust the interval, and the reason must say so rather than "no gain".
   DefaultPolicy ten = kPolicy;
-  ten.confirm = 10;
+  ten.confirmation.first_pairs = 10;
   std::vector<double> base = runs(6000, 10, 7), chosen = runs(1000, 10, 8);
   chosen[9] = 3000;
   auto d = decide_default(ten, false, false, base, chosen);
@@ -62,12 +62,89 @@ TEST(DefaultPolicy, FewNonNormalRunsSayWhyTheDefaultIsKept) {
   EXPECT_EQ(d.reason.find("do not show"), std::string::npos) << d.reason;
 }
 
+// The looks a race takes: pairs of runs of factor 0 and of a factor `ratio` times its cycles
+// with log spread `sd`, until a look resolves or the looks run out; `pairs` receives the pairs.
+ConfirmationOutcome confirm_sequence(const DefaultPolicy& policy, double ratio, double sd,
+                                     std::uint64_t seed, std::size_t* pairs = nullptr) {
+  std::mt19937_64 random(seed);
+  std::normal_distribution<double> noise(0.0, sd);
+  std::vector<double> base, chosen;
+  ConfirmationOutcome outcome = ConfirmationOutcome::unresolved;
+  for (unsigned look = 0; look < policy.confirmation.looks; ++look) {
+    while (base.size() < pairs_after_look(policy.confirmation, look)) {
+      base.push_back(1000 * std::exp(noise(random)));
+      chosen.push_back(1000 * ratio * std::exp(noise(random)));
+    }
+    outcome = judge_confirmation(policy, base, chosen, nullptr);
+    if (outcome != ConfirmationOutcome::unresolved) break;
+  }
+  if (pairs) *pairs = base.size();
+  return outcome;
+}
+
+const DefaultPolicy kSequential{true, {30, 4, 0.95}, 0.005};
+
+// A 10 % gain in runs of 20 % log spread: 30 pairs leave its interval straddling 1 + epsilon
+// (one race keeps the default, another confirms); the looks go on until it is confirmed.
+TEST(DefaultPolicy, FurtherLooksConfirmAGainTheFirstCannot) {
+  std::mt19937_64 random(21);
+  std::normal_distribution<double> noise(0.0, 0.2);
+  std::vector<double> base, chosen;
+  for (int i = 0; i < 30; ++i) {
+    base.push_back(1000 * std::exp(noise(random)));
+    chosen.push_back(909 * std::exp(noise(random)));
+  }
+  stats::SpeedupTestResult test;
+  EXPECT_EQ(judge_confirmation(kSequential, base, chosen, &test), ConfirmationOutcome::unresolved);
+  EXPECT_DOUBLE_EQ(test.confidence, 1 - 0.05 / 4);
+  int confirmed = 0;
+  for (std::uint64_t seed = 0; seed < 50; ++seed) {
+    std::size_t pairs = 0;
+    confirmed += confirm_sequence(kSequential, 1 / 1.1, 0.2, 100 + seed, &pairs) ==
+                 ConfirmationOutcome::confirmed;
+  }
+  EXPECT_GE(confirmed, 45) << confirmed;  // all 50 with these seeds; a single look: 14
+  int one_look = 0;
+  DefaultPolicy single = kSequential;
+  single.confirmation.looks = 1;
+  for (std::uint64_t seed = 0; seed < 50; ++seed) {
+    one_look +=
+        confirm_sequence(single, 1 / 1.1, 0.2, 100 + seed) == ConfirmationOutcome::confirmed;
+  }
+  EXPECT_LT(one_look, confirmed);
+}
+
+// No gain, clearly: the first look stops the sequence and the default is kept.
+TEST(DefaultPolicy, AClearlyEqualFactorStopsAtTheFirstLook) {
+  std::size_t pairs = 0;
+  EXPECT_EQ(confirm_sequence(kSequential, 1.0, 0.002, 5, &pairs), ConfirmationOutcome::not_faster);
+  EXPECT_EQ(pairs, 30u);
+}
+
+// A factor no faster than factor 0 must be confirmed in at most 2.5 % of races (one side of a
+// 95 % interval) however many looks they take; looks each at the full rate would exceed it.
+TEST(DefaultPolicy, LooksKeepTheRateOfFalseConfirmations) {
+  DefaultPolicy unshared = kSequential;
+  unshared.confirmation.confidence = 1 - 0.05 * unshared.confirmation.looks;  // each look at 95 %
+  int shared_errors = 0, unshared_errors = 0;
+  const int races = 1000;
+  for (int s = 0; s < races; ++s) {
+    // Exactly 1 + epsilon faster: the hardest case the rate must hold for.
+    shared_errors +=
+        confirm_sequence(kSequential, 1 / 1.005, 0.1, 5000 + s) == ConfirmationOutcome::confirmed;
+    unshared_errors +=
+        confirm_sequence(unshared, 1 / 1.005, 0.1, 5000 + s) == ConfirmationOutcome::confirmed;
+  }
+  EXPECT_LE(shared_errors, 0.025 * races + 10) << shared_errors;  // + 2 binomial sd
+  EXPECT_GT(unshared_errors, shared_errors) << unshared_errors;
+}
+
 TEST(DefaultPolicy, TheUserCanLetThePlanDecide) {
   DefaultPolicy no_prefer = kPolicy;
   no_prefer.prefer_default = false;
   EXPECT_FALSE(decide_default(no_prefer, false, false, {}, {}).keep_default);
   DefaultPolicy no_confirm = kPolicy;
-  no_confirm.confirm = 0;
+  no_confirm.confirmation.first_pairs = 0;
   EXPECT_FALSE(decide_default(no_confirm, false, false, {}, {}).keep_default);
   EXPECT_FALSE(decide_default(kPolicy, false, true, {}, {}).keep_default);
   EXPECT_FALSE(decide_default(kPolicy, true, false, {}, {}).keep_default);

@@ -24,8 +24,8 @@ ProgramCheckOutcome run_sequence(const ProgramCheckPolicy& policy, double ratio,
   std::mt19937_64 random(seed);
   std::vector<double> base, profiled;
   ProgramCheckOutcome outcome = ProgramCheckOutcome::unresolved;
-  for (unsigned look = 0; look < policy.looks; ++look) {
-    const std::size_t more = pairs_after_look(policy, look) - base.size();
+  for (unsigned look = 0; look < policy.sequence.looks; ++look) {
+    const std::size_t more = pairs_after_look(policy.sequence, look) - base.size();
     append_runs(base, 1.0, sd, more, random);
     append_runs(profiled, ratio, sd, more, random);
     outcome = judge_look(policy, base, profiled, nullptr);
@@ -37,11 +37,11 @@ ProgramCheckOutcome run_sequence(const ProgramCheckPolicy& policy, double ratio,
 
 TEST(ProgramCheckPolicy, LooksDoubleAndShareTheErrorRate) {
   ProgramCheckPolicy policy;
-  EXPECT_EQ(pairs_after_look(policy, 0), 30u);
-  EXPECT_EQ(pairs_after_look(policy, 5), 960u);
-  EXPECT_DOUBLE_EQ(look_confidence(policy), 1 - 0.05 / 6);
-  policy.looks = 0;
-  EXPECT_THROW(look_confidence(policy), std::invalid_argument);
+  EXPECT_EQ(pairs_after_look(policy.sequence, 0), 30u);
+  EXPECT_EQ(pairs_after_look(policy.sequence, 5), 960u);
+  EXPECT_DOUBLE_EQ(look_confidence(policy.sequence), 1 - 0.05 / 6);
+  policy.sequence.looks = 0;
+  EXPECT_THROW(look_confidence(policy.sequence), std::invalid_argument);
 }
 
 // A 2 % loss in runs of 5 % spread: 30 pairs cannot show it (the fixed check of before); the
@@ -67,7 +67,7 @@ TEST(ProgramCheckPolicy, AGainIsFasterAndNoChangeIsEquivalent) {
   append_runs(profiled, 0.95, 0.01, 30, random);
   EXPECT_EQ(judge_look(policy, base, profiled, &test), ProgramCheckOutcome::faster);
   EXPECT_GT(test.speedup_interval.lower, 1.0);
-  EXPECT_DOUBLE_EQ(test.confidence, look_confidence(policy));
+  EXPECT_DOUBLE_EQ(test.confidence, look_confidence(policy.sequence));
   EXPECT_EQ(run_sequence(policy, 1.0, 0.004, 11), ProgramCheckOutcome::equivalent);
 }
 
@@ -88,7 +88,7 @@ TEST(ProgramCheckPolicy, ChangesStandWhenTheProgramIsShownNoSlowerThanEpsilon) {
 // faster or slower; shared among the looks, the whole sequence stays within 5 %.
 TEST(ProgramCheckPolicy, TheSequenceKeepsItsErrorRateWhenNothingDiffers) {
   ProgramCheckPolicy shared, unshared;
-  unshared.confidence = 1 - 0.05 * unshared.looks;  // each look at 95 %
+  unshared.sequence.confidence = 1 - 0.05 * unshared.sequence.looks;  // each look at 95 %
   int shared_errors = 0, unshared_errors = 0;
   const int sequences = 1000;
   for (int s = 0; s < sequences; ++s) {
