@@ -166,10 +166,11 @@ HotSelection Racer::hot_selection() const {
 std::vector<build::LoopRow> Racer::choose_loops() {
   std::vector<build::LoopRow> chosen = select_loops(baseline_.table, options_.loops);
   const HotSelection selection = hot_selection();
-  if (selection.hot == 0 && !selection.coverage) return chosen;
-
+  // Named loops too: how long their entries last decides which loop times them
+  // (observation_loop), and the tasks of a sharded race name theirs.
   ranking_ = hotness_ranking();
   for (const auto& h : ranking_) hotness_[h.id] = h;
+  if (selection.hot == 0 && !selection.coverage) return chosen;
   // Only loops the RTL unroller can change (why_not_raced); a loop with almost none of the
   // program's time cannot pay for its race.
   const HotChoice choice = choose_hot(

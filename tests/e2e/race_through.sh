@@ -2,7 +2,7 @@
 # A hot inner loop whose entries last a few dozen cycles is raced through the loop around it:
 # its variants instrument the enclosing loop, whose cycles are the observations (stored under
 # that loop's id), the summary says so and the decision's plan names it; a rerun answers from
-# the store; --together times each loop itself.
+# the store; a loop named with --loop is timed the same way; --together times each loop itself.
 source "$(dirname "$0")/lib.sh" "$1"
 build="\$LOOPRACE_CC -O2 \"$here/programs/dot.c\" -o \"\$LOOPRACE_OUTDIR/dot\""
 ids=$("$looprace" loops --build "$build" --json --workdir "$work/loops" | python3 -c '
@@ -26,6 +26,10 @@ raced=$(sql "select count(*) from runs where kind = 'race'")
 grep -q "decided by an earlier run" again.out || fail "the rerun did not answer from the store: $(cat again.out)"
 grep -q "timed through the loop around it" again.out || fail "the rerun does not say which loop timed it"
 [ "$(sql "select count(*) from runs where kind = 'race'")" = "$raced" ] || fail "the rerun raced again"
+"$looprace" race --build "$build" --run '$LOOPRACE_OUTDIR/dot' --loop "$inner" --factors 0,4 \
+  --max-samples 4 --confirm 0 --store named.db --profile named.profile --seed 3 >named.out
+grep -q "timed through the loop around it, $outer" named.out ||
+  fail "the named loop $inner was not timed through $outer: $(cat named.out)"
 "$looprace" race --build "$build" --run '$LOOPRACE_OUTDIR/dot' --hot 1 --min-share 0 \
   --factors 0,4 --max-samples 4 --confirm 0 --store together.db --profile together.profile \
   --together --seed 3 >together.out
