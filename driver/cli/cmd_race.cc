@@ -101,13 +101,13 @@ std::string describe_speedup(const plans::LoopDecision& d) {
   const auto s = plans::speedup_of(evidence);
   if (!s) return "verdict: needs-more-runs — fewer than 2 runs of factor 0 or the chosen factor";
   return fmt::format(
-      "{}speedup {:.3f} (geometric mean, CI {:.3f}..{:.3f} at {:.0f}%), median {:.3f}; {} and {} "
+      "{}speedup {:.3f} (geometric mean, CI {:.3f}..{:.3f} at {}%), median {:.3f}; {} and {} "
       "runs, verdict: {} — {}",
       d.unconfirmed
           ? fmt::format("GCC's default kept; factor {} (the plan's choice): ", *d.unconfirmed)
           : "",
       s->geometric_speedup, s->speedup_interval.lower, s->speedup_interval.upper,
-      100 * s->confidence, s->median_speedup, s->baseline_n, s->candidate_n,
+      stats::percent_text(s->confidence), s->median_speedup, s->baseline_n, s->candidate_n,
       stats::verdict_name(s->ratio_verdict), s->ratio_explanation);
 }
 

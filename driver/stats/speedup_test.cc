@@ -6,6 +6,14 @@
 #include <stdexcept>
 
 namespace looprace::stats {
+
+std::string percent_text(double confidence) {
+  std::string text = fmt::format("{:.2f}", 100.0 * confidence);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
 namespace {
 
 RunningStats summarize(const std::vector<double>& values, const char* name, bool logarithm) {
@@ -40,7 +48,7 @@ bool trusted(const std::vector<double>& values, const std::optional<ShapiroWilk>
 }
 
 // The verdict of the printed interval of the ratio of geometric means, in words.
-void set_ratio_verdict(SpeedupTestResult& r, int percent) {
+void set_ratio_verdict(SpeedupTestResult& r, const std::string& percent) {
   const Interval& ci = r.speedup_interval;
   if (r.verdict == Verdict::needs_more_runs) {
     r.ratio_verdict = Verdict::needs_more_runs;
@@ -128,7 +136,7 @@ SpeedupTestResult speedup_test(const std::vector<double>& baseline,
   r.baseline_normality = normality(baseline);
   r.candidate_normality = normality(candidate);
   const double alpha = 1.0 - confidence;
-  const int percent = static_cast<int>(std::lround(confidence * 100.0));
+  const std::string percent = percent_text(confidence);
   if (!trusted(baseline, r.baseline_normality, confidence) ||
       !trusted(candidate, r.candidate_normality, confidence)) {
     r.verdict = Verdict::needs_more_runs;

@@ -21,6 +21,10 @@ enum class Verdict {
 const char* verdict_name(
     Verdict verdict);  // "faster", "slower", "no-difference", "needs-more-runs"
 
+// A confidence level as a percentage with the decimals it needs ("95", "98.75", "99.17"): a
+// level shared among looks is not rounded to a level it is not.
+std::string percent_text(double confidence);
+
 // Below this many observations the protocol checks normality before trusting the t-test.
 inline constexpr std::size_t kLargeSample = 30;
 

@@ -671,12 +671,13 @@ std::vector<RunRow> Store::select_runs(std::int64_t program, RunKind kind,
   while (obs.step()) {
     auto it = index.find(obs.integer(0));
     if (it == index.end()) continue;
-    LoopObservation o{obs.text(1), static_cast<std::uint64_t>(obs.integer(2)),
+    LoopObservation o{obs.text(1),
+                      static_cast<std::uint64_t>(obs.integer(2)),
                       static_cast<std::uint64_t>(obs.integer(3)),
                       static_cast<std::uint64_t>(obs.integer(4)),
-                      static_cast<std::uint64_t>(obs.integer(5))};
-    if (!obs.is_null(6)) o.filtered = obs.real(6);
-    o.disturbed = static_cast<std::uint64_t>(obs.integer(7));
+                      static_cast<std::uint64_t>(obs.integer(5)),
+                      obs.is_null(6) ? std::nullopt : std::optional<double>(obs.real(6)),
+                      static_cast<std::uint64_t>(obs.integer(7))};
     out[it->second].observations.push_back(std::move(o));
   }
   return out;

@@ -30,8 +30,8 @@ RunRow race_run(const std::string& loop, int group, int round, std::uint64_t cyc
   r.target_loop = loop;
   r.group = group;
   r.round = round;
-  r.observations.push_back({loop, cycles, 10, 0, 0});
-  r.observations.push_back({"other", cycles / 2, 1, 0, 0});
+  r.observations.push_back({loop, cycles, 10, 0, 0, std::nullopt, 0});
+  r.observations.push_back({"other", cycles / 2, 1, 0, 0, std::nullopt, 0});
   return r;
 }
 
@@ -250,7 +250,8 @@ TEST_F(StoreTest, JointRunsAreSeenByEachLoopThroughTheirSlots) {
   joint.group = -1;
   joint.joint = JointSlot{"joint:ab", 1};  // slot 1: L1 at factor 4, L2 at factor 0
   joint.round = 2;
-  joint.observations = {{"L1", 110, 1, 0, 0}, {"L2", 220, 1, 0, 0}};
+  joint.observations = {{"L1", 110, 1, 0, 0, std::nullopt, 0},
+                        {"L2", 220, 1, 0, 0, std::nullopt, 0}};
   s.add_run(p, session, joint);
   joint.joint->slot = 0;  // slot 0 failed: no observations
   joint.round = 3;

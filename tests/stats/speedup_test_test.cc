@@ -43,6 +43,18 @@ TEST(SpeedupTest, PaperExampleIsFasterAt95ButNotAt99) {
   EXPECT_LT(reversed.mean_speedup, 1.0);
 }
 
+// A level shared among looks is printed as it is, not rounded to the next whole percent.
+TEST(SpeedupTest, ConfidenceIsPrintedWithTheDecimalsItNeeds) {
+  EXPECT_EQ(percent_text(0.95), "95");
+  EXPECT_EQ(percent_text(1 - 0.05 / 4), "98.75");
+  EXPECT_EQ(percent_text(1 - 0.05 / 6), "99.17");
+  EXPECT_EQ(percent_text(0.999), "99.9");
+  const SpeedupTestResult r =
+      speedup_test({10, 11, 10.5, 10.2, 10.8}, {9, 9.5, 9.2, 9.1, 9.4}, 1 - 0.05 / 4);
+  EXPECT_NE(r.ratio_explanation.find("98.75% confidence"), std::string::npos)
+      << r.ratio_explanation;
+}
+
 TEST(SpeedupTest, SpeedupIntervalIsWelchOnLogs) {
   const SpeedupTestResult r = speedup_test(kT1, kT2, 0.95);
   RunningStats a, b;
