@@ -713,6 +713,13 @@ void Racer::take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy) 
   for (unsigned look = 0; look < policy.confirmation.looks; ++look) {
     const std::size_t have = r.confirm_chosen.size();
     const std::size_t wanted = plans::pairs_after_look(policy.confirmation, look);
+    if (look > 0 && !look_fits_budget(r, wanted - have)) {
+      r.outcome.notes.push_back(fmt::format(
+          "the confirmation stopped after {} runs of each: another look would pass the loop's "
+          "part of --budget",
+          have));
+      return;
+    }
     p.phase = fmt::format("confirming: look {} of up to {}, {} runs each", look + 1,
                           policy.confirmation.looks, wanted);
     p.observations = have;
@@ -732,6 +739,17 @@ void Racer::take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy) 
         plans::ConfirmationOutcome::unresolved)
       return;
   }
+}
+
+// Under --budget, a further look of the confirmation only while the loop's runs, the race's
+// and the confirmation's, stay within its part of the budget (its cap for every version): the
+// first look is always taken, the others spend what the race left.
+bool Racer::look_fits_budget(const LoopRace& r, std::size_t more_pairs) const {
+  if (!options_.budget_seconds) return true;
+  auto cap = caps_.find(r.loop.id);
+  if (cap == caps_.end()) return true;
+  const std::size_t part = cap->second * r.groups.representatives.size();
+  return r.observations + 2 * (r.confirm_chosen.size() + more_pairs) <= part;
 }
 
 // One confirmation observation of `version`: the next one an earlier command stored, else a

@@ -160,6 +160,7 @@ class Racer {
   plans::DefaultPolicy default_policy() const;
   void confirm(LoopRace& r, const plans::Decision& decision);
   void take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy);
+  bool look_fits_budget(const LoopRace& r, std::size_t more_pairs) const;
   std::optional<double> take_confirmation(LoopRace& r, std::size_t version, std::size_t pair);
   void decide(LoopRace& r, const plans::Decision& decision);
   plans::SpeedupEvidence speedup_evidence(const LoopRace& r) const;

@@ -426,6 +426,27 @@ TEST_F(RaceEngine, TheConfirmationLooksAgainWhileItsIntervalStraddlesEpsilon) {
   EXPECT_EQ(profile_line(summary).factor, 16);
 }
 
+// Under a --budget the race has spent, the confirmation takes its first look only and says
+// why it stopped: further looks spend what the race left of the loop's part, not more.
+TEST_F(RaceEngine, TheConfirmationLooksAgainOnlyWithinTheLoopsPartOfTheBudget) {
+  options_.confirm = 30;
+  options_.budget_seconds = 3;  // at 0.010 s a run: caps of 17, 289 runs for the loop
+  RaceSummary summary = race(
+      [this](int factor, std::size_t call) {
+        const double cycles = factor >= 8 ? 0.9 * kCycles : kCycles;
+        if (phase_.rfind("confirming", 0) != 0) return cycles;
+        const double spread[] = {0.7, 1.0, 1.3};
+        return cycles * spread[call % 3];
+      },
+      [](bool) { return 1.0; }, 0.010);
+  const LoopOutcome& loop = summary.loops[0];
+  EXPECT_EQ(loop.decision.chosen, 0);
+  EXPECT_EQ(loop.decision.speedup.chosen.size(), 30u);
+  EXPECT_TRUE(std::any_of(loop.notes.begin(), loop.notes.end(), [](const std::string& note) {
+    return note.find("part of --budget") != std::string::npos;
+  })) << fmt::format("{}", fmt::join(loop.notes, "\n"));
+}
+
 // A variant that crashes is disqualified with the reason, even when it would be fastest.
 TEST_F(RaceEngine, DisqualifiesACrashingVariant) {
   RaceSummary summary = race([](int factor, std::size_t) -> std::optional<double> {
