@@ -291,11 +291,13 @@ void Racer::plan_budget(const HotChoice& choice, const std::string& what,
   const double run_seconds = budget_run_seconds_;
   const std::vector<std::size_t> caps =
       budget_caps(choice.chosen, budget, run_seconds, versions, options_.plan.max_samples);
+  const plans::SequentialLooks confirmation = default_policy().confirmation;
+  const std::size_t most_confirmation_runs =
+      2 * plans::pairs_after_look(confirmation, confirmation.looks - 1);
   std::size_t runs = 0;
   for (std::size_t i = 0; i < caps.size(); ++i) {
     caps_[choice.chosen[i].id] = caps[i];
-    runs += caps[i] * versions +
-            2 * plans::pairs_after_look(default_policy().confirmation, options_.confirm_looks - 1);
+    runs += caps[i] * versions + most_confirmation_runs;
   }
   RaceProgress p;
   p.announcement = fmt::format(

@@ -207,6 +207,8 @@ class RaceEngine : public ::testing::Test {
   double executor_flags_seconds_ = 1.0;     // CPU seconds of the --try-flags build's runs
   std::vector<std::string> announcements_;  // the races' cost, said up front
   std::string phase_;                       // of the latest progress report
+  // Whether the latest progress report is of the confirmation runs (any of their looks).
+  bool confirming() const { return phase_.rfind("confirming", 0) == 0; }
 };
 
 constexpr double kCycles = 1e6;
@@ -395,7 +397,7 @@ TEST_F(RaceEngine, KeepsTheDefaultWhenNothingIsFaster) {
 TEST_F(RaceEngine, AChoiceTheConfirmationDoesNotShowIsNotWritten) {
   // Factor 16 is faster in the race, and no longer in the confirmation runs after it.
   RaceSummary summary = race([this](int factor, std::size_t) {
-    return factor == 16 && phase_.rfind("confirming", 0) != 0 ? 0.9 * kCycles : kCycles;
+    return factor == 16 && !confirming() ? 0.9 * kCycles : kCycles;
   });
   const plans::LoopDecision& d = summary.loops[0].decision;
   EXPECT_EQ(d.chosen, 0);
@@ -414,7 +416,7 @@ TEST_F(RaceEngine, TheConfirmationLooksAgainWhileItsIntervalStraddlesEpsilon) {
   options_.confirm = 30;
   RaceSummary summary = race([this](int factor, std::size_t call) {
     const double cycles = factor == 16 ? 0.9 * kCycles : kCycles;
-    if (phase_.rfind("confirming", 0) != 0) return cycles;
+    if (!confirming()) return cycles;
     const double spread[] = {0.7, 1.0, 1.3};
     return cycles * spread[call % 3];
   });
@@ -434,7 +436,7 @@ TEST_F(RaceEngine, TheConfirmationLooksAgainOnlyWithinTheLoopsPartOfTheBudget) {
   RaceSummary summary = race(
       [this](int factor, std::size_t call) {
         const double cycles = factor >= 8 ? 0.9 * kCycles : kCycles;
-        if (phase_.rfind("confirming", 0) != 0) return cycles;
+        if (!confirming()) return cycles;
         const double spread[] = {0.7, 1.0, 1.3};
         return cycles * spread[call % 3];
       },
