@@ -22,6 +22,7 @@ namespace {
 struct CompareOptions {
   std::vector<std::string> files;
   double confidence = 0.95;
+  stats::RatioTest test = stats::RatioTest::welch_log;
   bool json = false;
 };
 
@@ -76,6 +77,8 @@ nlohmann::json to_json(const std::string& a, const std::string& b,
           {"baseline_median", r.baseline_median},
           {"candidate_median", r.candidate_median},
           {"median_speedup", r.median_speedup},
+          {"ratio_test", stats::ratio_test_name(r.ratio_test)},
+          {"speedup", r.ratio_speedup},
           {"geometric_speedup", r.geometric_speedup},
           {"difference_ci", {r.difference.lower, r.difference.upper}},
           {"speedup_ci", {r.speedup_interval.lower, r.speedup_interval.upper}},
@@ -86,7 +89,7 @@ nlohmann::json to_json(const std::string& a, const std::string& b,
           {"candidate_normality", normality(r.candidate_normality)},
           {"verdict", stats::verdict_name(r.verdict)},
           {"explanation", r.explanation},
-          // The verdict of geometric_speedup and speedup_ci: the one to print beside them.
+          // The verdict of speedup and speedup_ci: the one to print beside them.
           {"ratio_verdict", stats::verdict_name(r.ratio_verdict)},
           {"ratio_explanation", r.ratio_explanation}};
 }
@@ -104,10 +107,11 @@ void print_text(const std::string& a, const std::string& b, const stats::Speedup
   std::printf("  candidate: n=%zu mean=%.6g median=%.6g (%s)\n", r.candidate_n, r.candidate_mean,
               r.candidate_median, normality(r.candidate_normality, r.candidate_n).c_str());
   std::printf(
-      "  speedup %.4fx (geometric mean, CI [%.4f, %.4f]), median speedup %.4fx; mean difference "
+      "  speedup %.4fx (%s, CI [%.4f, %.4f]), median speedup %.4fx; mean difference "
       "CI [%.6g, %.6g] (Welch, df=%.1f, p_faster=%.3g, p_slower=%.3g)\n",
-      r.geometric_speedup, r.speedup_interval.lower, r.speedup_interval.upper, r.median_speedup,
-      r.difference.lower, r.difference.upper, r.welch_df, r.p_faster, r.p_slower);
+      r.ratio_speedup, stats::ratio_estimate_label(r.ratio_test), r.speedup_interval.lower,
+      r.speedup_interval.upper, r.median_speedup, r.difference.lower, r.difference.upper,
+      r.welch_df, r.p_faster, r.p_slower);
   std::printf("  verdict: %s - %s\n", stats::verdict_name(r.verdict), r.explanation.c_str());
 }
 
@@ -147,7 +151,7 @@ void compare(const CompareOptions& options) {
   for (std::size_t i = 0; i < files.size(); i += 2) {
     try {
       results.push_back(stats::speedup_test(read_sample(files[i]), read_sample(files[i + 1]),
-                                            options.confidence));
+                                            options.confidence, options.test));
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(fmt::format("{} vs {}: {}", files[i], files[i + 1], e.what()));
     }
@@ -173,6 +177,12 @@ void add_compare_command(CLI::App& app) {
       ->required();
   cmd->add_option("--confidence", options->confidence, "Confidence level of the tests")
       ->check(CLI::Range(0.5, 0.9999));
+  cmd->add_option("--test", options->test,
+                  "The test of the speedup interval: welch (Welch's test on log times) or "
+                  "paired-trimmed (each BASELINE line paired with the CANDIDATE line of the same "
+                  "number, as interleaved runs are; the 20 % trimmed mean of their log ratios)")
+      ->transform(one_of(stats::ratio_test_names()))
+      ->option_text("welch|paired-trimmed (default welch)");
   cmd->add_flag("--json", options->json, "Print JSON (one object per pair, then the set summary)");
   cmd->footer(R"(With several pairs, also prints the weighted overall gain and the proportion of
 improved cases with its confidence interval. Example:

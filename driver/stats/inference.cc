@@ -97,6 +97,12 @@ LocationEstimate trimmed_mean_estimate(const std::vector<double>& sorted, double
   return {mean, squares / (hd * (hd - 1.0)), hd - 1.0};
 }
 
+Interval location_interval(const LocationEstimate& x, double confidence) {
+  require_confidence(confidence);
+  const double half = student_t_quantile(0.5 + confidence / 2.0, x.df) * std::sqrt(x.variance);
+  return {x.value - half, x.value + half};
+}
+
 LocationEstimate difference(const LocationEstimate& a, const LocationEstimate& b) {
   return {a.value - b.value, a.variance + b.variance, welch_df(a, b)};
 }

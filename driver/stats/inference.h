@@ -47,6 +47,9 @@ LocationEstimate mean_estimate(const RunningStats& x);
 // trim is not in [0, 0.5).
 LocationEstimate trimmed_mean_estimate(const std::vector<double>& sorted, double trim);
 
+// Two-sided Student t interval of x.value at `confidence`, on x.df degrees of freedom.
+Interval location_interval(const LocationEstimate& x, double confidence);
+
 // a.value - b.value as a LocationEstimate with the Welch–Satterthwaite df.
 LocationEstimate difference(const LocationEstimate& a, const LocationEstimate& b);
 

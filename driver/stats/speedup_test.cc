@@ -47,24 +47,31 @@ bool trusted(const std::vector<double>& values, const std::optional<ShapiroWilk>
   return !test || test->p_value >= 1.0 - confidence;
 }
 
-// The verdict of the printed interval of the ratio of geometric means, in words.
+// The test and the estimate of the ratio, in the words of the verdict's sentence.
+std::string ratio_method_words(const SpeedupTestResult& r) {
+  if (r.ratio_test == RatioTest::paired_trimmed)
+    return fmt::format(
+        "(trimmed t-test on paired log ratios): speedup {:.3f}x (20% trimmed mean of pair "
+        "ratios)",
+        r.ratio_speedup);
+  return fmt::format("(Welch test on log times): speedup {:.3f}x (geometric means)",
+                     r.ratio_speedup);
+}
+
+// The verdict of the printed interval of the ratio, in words.
 void set_ratio_verdict(SpeedupTestResult& r, const std::string& percent) {
   const Interval& ci = r.speedup_interval;
+  const std::string method = ratio_method_words(r);
   if (r.verdict == Verdict::needs_more_runs) {
     r.ratio_verdict = Verdict::needs_more_runs;
     r.ratio_explanation = r.explanation;
-  } else if (ci.lower > 1.0) {
-    r.ratio_verdict = Verdict::faster;
+  } else if (ci.lower > 1.0 || ci.upper < 1.0) {
+    r.ratio_verdict = ci.lower > 1.0 ? Verdict::faster : Verdict::slower;
     r.ratio_explanation = fmt::format(
-        "The candidate is faster at {}% confidence (Welch test on log times): speedup {:.3f}x "
-        "(geometric means), interval {:.3f} to {:.3f} (median speedup {:.3f}x).",
-        percent, r.geometric_speedup, ci.lower, ci.upper, r.median_speedup);
-  } else if (ci.upper < 1.0) {
-    r.ratio_verdict = Verdict::slower;
-    r.ratio_explanation = fmt::format(
-        "The candidate is slower at {}% confidence (Welch test on log times): speedup {:.3f}x "
-        "(geometric means), interval {:.3f} to {:.3f} (median speedup {:.3f}x).",
-        percent, r.geometric_speedup, ci.lower, ci.upper, r.median_speedup);
+        "The candidate is {} at {}% confidence {}, interval {:.3f} to {:.3f} (median speedup "
+        "{:.3f}x).",
+        ci.lower > 1.0 ? "faster" : "slower", percent, method, ci.lower, ci.upper,
+        r.median_speedup);
   } else {
     r.ratio_verdict = Verdict::no_difference;
     r.ratio_explanation = fmt::format(
@@ -74,7 +81,50 @@ void set_ratio_verdict(SpeedupTestResult& r, const std::string& percent) {
   }
 }
 
+// The ratio baseline / candidate and its interval by `r.ratio_test`.
+void set_ratio(SpeedupTestResult& r, const std::vector<double>& baseline,
+               const std::vector<double>& candidate, const RunningStats& log_base,
+               const RunningStats& log_cand) {
+  LocationEstimate log_ratio;
+  if (r.ratio_test == RatioTest::paired_trimmed) {
+    if (baseline.size() != candidate.size())
+      throw std::invalid_argument(fmt::format(
+          "the paired trimmed test needs pairs: {} baseline and {} candidate observations",
+          baseline.size(), candidate.size()));
+    std::vector<double> ratios(baseline.size());
+    for (std::size_t i = 0; i < ratios.size(); ++i)
+      ratios[i] = std::log(baseline[i]) - std::log(candidate[i]);
+    std::sort(ratios.begin(), ratios.end());
+    log_ratio = trimmed_mean_estimate(ratios, kPairTrim);
+  } else {
+    log_ratio = difference(mean_estimate(log_base), mean_estimate(log_cand));
+  }
+  const Interval interval = location_interval(log_ratio, r.confidence);
+  r.ratio_speedup = std::exp(log_ratio.value);
+  r.speedup_interval = {std::exp(interval.lower), std::exp(interval.upper)};
+}
+
 }  // namespace
+
+const char* ratio_test_name(RatioTest test) {
+  return test == RatioTest::paired_trimmed ? "paired-trimmed" : "welch";
+}
+
+const std::map<std::string, RatioTest>& ratio_test_names() {
+  static const std::map<std::string, RatioTest> names = {
+      {"welch", RatioTest::welch_log}, {"paired-trimmed", RatioTest::paired_trimmed}};
+  return names;
+}
+
+std::optional<RatioTest> parse_ratio_test(const std::string& name) {
+  const auto found = ratio_test_names().find(name);
+  if (found == ratio_test_names().end()) return std::nullopt;
+  return found->second;
+}
+
+const char* ratio_estimate_label(RatioTest test) {
+  return test == RatioTest::paired_trimmed ? "trimmed mean of pair ratios" : "geometric mean";
+}
 
 const char* verdict_name(Verdict verdict) {
   switch (verdict) {
@@ -102,7 +152,8 @@ double median(std::vector<double> values) {
 }
 
 SpeedupTestResult speedup_test(const std::vector<double>& baseline,
-                               const std::vector<double>& candidate, double confidence) {
+                               const std::vector<double>& candidate, double confidence,
+                               RatioTest ratio_test) {
   if (!(confidence > 0.0 && confidence < 1.0))
     throw std::invalid_argument("confidence must be strictly between 0 and 1");
   const RunningStats base = summarize(baseline, "baseline", false);
@@ -128,10 +179,9 @@ SpeedupTestResult speedup_test(const std::vector<double>& baseline,
   const TTest slower = welch_t_test(base, cand, Alternative::less, confidence);
   r.p_faster = faster.p_value;
   r.p_slower = slower.p_value;
-  const Interval log_ratio =
-      welch_t_test(log_base, log_cand, Alternative::two_sided, confidence).interval;
-  r.speedup_interval = {std::exp(log_ratio.lower), std::exp(log_ratio.upper)};
   r.geometric_speedup = std::exp(log_base.mean() - log_cand.mean());
+  r.ratio_test = ratio_test;
+  set_ratio(r, baseline, candidate, log_base, log_cand);
 
   r.baseline_normality = normality(baseline);
   r.candidate_normality = normality(candidate);

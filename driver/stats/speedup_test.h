@@ -2,6 +2,7 @@
 // summary for many pairs. Pure functions: other rooms call them with plain vectors.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,25 @@ enum class Verdict {
 const char* verdict_name(
     Verdict verdict);  // "faster", "slower", "no-difference", "needs-more-runs"
 
+// The test behind the printed speedup interval. welch_log: Welch's test on log times, the ratio
+// of geometric means (the Speedup-Test's samples need not be paired). paired_trimmed: the
+// samples are interleaved pairs (A_i, B_i run back to back); the 20 % trimmed mean of the
+// pairs' log ratios with the winsorized standard error (Tukey and McLaughlin's one-sample
+// trimmed t-test). A run another process preempted or interrupted lands in the tails and is
+// trimmed, and the pairing cancels load that changes between pairs.
+enum class RatioTest { welch_log, paired_trimmed };
+
+// Each test by its name on the command line and in stores: "welch", "paired-trimmed".
+const std::map<std::string, RatioTest>& ratio_test_names();
+const char* ratio_test_name(RatioTest test);
+// The test of that name; std::nullopt for any other text.
+std::optional<RatioTest> parse_ratio_test(const std::string& name);
+// What the speedup estimate is, for displays: "geometric mean", "trimmed mean of pair ratios".
+const char* ratio_estimate_label(RatioTest test);
+
+// The share of each tail the paired trimmed test cuts.
+inline constexpr double kPairTrim = 0.2;
+
 // A confidence level as a percentage with the decimals it needs ("95", "98.75", "99.17"): a
 // level shared among looks is not rounded to a level it is not.
 std::string percent_text(double confidence);
@@ -39,11 +59,15 @@ struct SpeedupTestResult {
   double mean_speedup = 1.0;
   // Two-sided Welch interval at `confidence` of mean(baseline) - mean(candidate) (time units).
   Interval difference;
-  // Ratio of geometric means baseline / candidate: the estimate `speedup_interval` is centred
-  // on, so the two are shown together (the profile's `speedup=` and `ci=` evidence).
+  // Ratio of geometric means baseline / candidate.
   double geometric_speedup = 1.0;
-  // Welch interval at `confidence` of the ratio of geometric means baseline / candidate (Welch
-  // on log times).
+  // The test of the ratio: `ratio_speedup`, `speedup_interval` and `ratio_verdict` are its.
+  RatioTest ratio_test = RatioTest::welch_log;
+  // The estimate `speedup_interval` is centred on, so the two are shown together (the
+  // profile's `speedup=` and `ci=` evidence): the ratio of geometric means (welch_log), or
+  // exp of the trimmed mean of log(baseline_i / candidate_i) (paired_trimmed).
+  double ratio_speedup = 1.0;
+  // Two-sided interval at `confidence` of that ratio.
   Interval speedup_interval;
   double welch_df = 0.0;
   double p_faster = 1.0;  // one-sided p-value of "candidate mean < baseline mean"
@@ -56,7 +80,7 @@ struct SpeedupTestResult {
   std::optional<ShapiroWilk> baseline_normality, candidate_normality;
   Verdict verdict = Verdict::no_difference;
   std::string explanation;  // the verdict in plain words, one sentence
-  // The verdict of the ratio of geometric means: faster when `speedup_interval` lies above 1,
+  // The verdict of the ratio: faster when `speedup_interval` lies above 1,
   // slower when below, no difference when it holds 1 (needs-more-runs as `verdict`). What the
   // race's decisions and every display that prints `speedup_interval` show, so that the
   // verdict and the interval beside it never disagree; `verdict` (Welch on mean times) is the
@@ -66,11 +90,13 @@ struct SpeedupTestResult {
 };
 
 // Runs the protocol: normality check when n < 30 (Shapiro–Wilk at level 1 - confidence), Welch
-// test at `confidence` (0 < confidence < 1), interval of the difference, median speedup.
-// Observations must be finite and > 0, at least 2 per sample; throws std::invalid_argument
-// naming the sample and position otherwise.
+// test at `confidence` (0 < confidence < 1), interval of the difference, median speedup; and
+// the ratio's interval by `ratio_test`. Observations must be finite and > 0, at least 2 per
+// sample (paired_trimmed: as many of each, and 2 pairs kept after trimming); throws
+// std::invalid_argument naming the sample and position otherwise.
 SpeedupTestResult speedup_test(const std::vector<double>& baseline,
-                               const std::vector<double>& candidate, double confidence = 0.95);
+                               const std::vector<double>& candidate, double confidence = 0.95,
+                               RatioTest ratio_test = RatioTest::welch_log);
 
 struct SetSummary {
   std::size_t cases = 0;

@@ -165,5 +165,60 @@ TEST(SpeedupTest, TheRatioVerdictAgreesWithThePrintedInterval) {
   EXPECT_GT(disagreements_of_the_mean_verdict, 0);
 }
 
+// Two runs of each pair disturbed (30.5 and 25.0 against about 10; 22.0 against about 10):
+// Welch's test on log times cannot tell the versions apart, the pairs' trimmed ratios can
+// (reference values from R, reference.R "paired trimmed").
+const std::vector<double> kP1 = {10.0, 11.2, 10.4, 30.5, 10.1, 10.6,
+                                 10.3, 10.9, 10.2, 25.0, 10.7, 10.5};
+const std::vector<double> kP2 = {9.6, 10.5, 10.0, 9.9, 9.7, 10.1, 22.0, 10.4, 9.8, 10.0, 10.2, 9.9};
+
+TEST(SpeedupTest, PairedTrimmedRatioMatchesR) {
+  const SpeedupTestResult r = speedup_test(kP1, kP2, 0.95, RatioTest::paired_trimmed);
+  EXPECT_EQ(r.ratio_test, RatioTest::paired_trimmed);
+  EXPECT_NEAR(r.ratio_speedup, 1.04966223741888, 1e-12);
+  EXPECT_NEAR(r.speedup_interval.lower, 1.0382162669204, 1e-12);
+  EXPECT_NEAR(r.speedup_interval.upper, 1.06123439573084, 1e-12);
+  // Under 30 runs the protocol asks for normal samples, and these are not.
+  EXPECT_EQ(r.ratio_verdict, Verdict::needs_more_runs);
+  const SpeedupTestResult shared = speedup_test(kP1, kP2, 0.9875, RatioTest::paired_trimmed);
+  EXPECT_NEAR(shared.speedup_interval.lower, 1.03355394371465, 1e-12);
+  EXPECT_NEAR(shared.speedup_interval.upper, 1.06602158442094, 1e-12);
+  // The same runs by Welch on log times: the three disturbed runs hide the gain.
+  const SpeedupTestResult welch = speedup_test(kP1, kP2, 0.95);
+  EXPECT_NEAR(welch.speedup_interval.lower, 0.880808602035766, 1e-12);
+  EXPECT_NEAR(welch.speedup_interval.upper, 1.50959334717402, 1e-12);
+  EXPECT_DOUBLE_EQ(welch.ratio_speedup, welch.geometric_speedup);
+}
+
+// The same pairs three times over (36, so the protocol needs no normality): the verdict
+// printed beside each interval is that interval's.
+TEST(SpeedupTest, PairedTrimmedVerdictIsItsIntervals) {
+  std::vector<double> a, b;
+  for (int i = 0; i < 3; ++i) {
+    a.insert(a.end(), kP1.begin(), kP1.end());
+    b.insert(b.end(), kP2.begin(), kP2.end());
+  }
+  const SpeedupTestResult trimmed = speedup_test(a, b, 0.95, RatioTest::paired_trimmed);
+  EXPECT_GT(trimmed.speedup_interval.lower, 1.0);
+  EXPECT_EQ(trimmed.ratio_verdict, Verdict::faster);
+  EXPECT_NE(trimmed.ratio_explanation.find("trimmed t-test on paired log ratios"),
+            std::string::npos)
+      << trimmed.ratio_explanation;
+  const SpeedupTestResult welch = speedup_test(a, b, 0.95);
+  EXPECT_LT(welch.speedup_interval.lower, 1.0);
+  EXPECT_EQ(welch.ratio_verdict, Verdict::no_difference);
+  // The protocol's own verdict (Welch on mean times) is the same under both ratio tests.
+  EXPECT_EQ(trimmed.verdict, welch.verdict);
+}
+
+TEST(SpeedupTest, PairedTrimmedNeedsPairs) {
+  EXPECT_THROW(speedup_test({1, 2, 3, 4}, {1, 2, 3}, 0.95, RatioTest::paired_trimmed),
+               std::invalid_argument);
+  EXPECT_EQ(parse_ratio_test("paired-trimmed"), RatioTest::paired_trimmed);
+  EXPECT_EQ(parse_ratio_test("welch"), RatioTest::welch_log);
+  EXPECT_FALSE(parse_ratio_test("trimmed"));
+  EXPECT_STREQ(ratio_test_name(RatioTest::paired_trimmed), "paired-trimmed");
+}
+
 }  // namespace
 }  // namespace looprace::stats
