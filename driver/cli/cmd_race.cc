@@ -101,14 +101,14 @@ std::string describe_speedup(const plans::LoopDecision& d) {
   const auto s = plans::speedup_of(evidence);
   if (!s) return "verdict: needs-more-runs — fewer than 2 runs of factor 0 or the chosen factor";
   return fmt::format(
-      "{}speedup {:.3f} (geometric mean, CI {:.3f}..{:.3f} at {}%), median {:.3f}; {} and {} "
+      "{}speedup {:.3f} ({}, CI {:.3f}..{:.3f} at {}%), median {:.3f}; {} and {} "
       "runs, verdict: {} — {}",
       d.unconfirmed
           ? fmt::format("GCC's default kept; factor {} (the plan's choice): ", *d.unconfirmed)
           : "",
-      s->geometric_speedup, s->speedup_interval.lower, s->speedup_interval.upper,
-      stats::percent_text(s->confidence), s->median_speedup, s->baseline_n, s->candidate_n,
-      stats::verdict_name(s->ratio_verdict), s->ratio_explanation);
+      s->ratio_speedup, stats::ratio_estimate_label(s->ratio_test), s->speedup_interval.lower,
+      s->speedup_interval.upper, stats::percent_text(s->confidence), s->median_speedup,
+      s->baseline_n, s->candidate_n, stats::verdict_name(s->ratio_verdict), s->ratio_explanation);
 }
 
 // The machine line and its warnings: what the timings below were taken on.
@@ -379,6 +379,12 @@ void add_run_options(CLI::App* cmd, race::RaceOptions* options, CLI::Option* tog
                   "shared among them")
       ->capture_default_str()
       ->check(CLI::Range(1u, 8u));
+  cmd->add_option("--confirm-test", options->confirm_test,
+                  "The test of the confirmation pairs' speedup: paired-trimmed (20 % trimmed "
+                  "mean of the pairs' log ratios: runs other work disturbed are trimmed) or "
+                  "welch (Welch's test on log times, the Speedup-Test's)")
+      ->transform(one_of(stats::ratio_test_names()))
+      ->option_text("paired-trimmed|welch (default paired-trimmed)");
   cmd->add_option("--warmup", options->warmup, "Discarded runs per variant before the race")
       ->capture_default_str();
   cmd->add_option("--hotness-runs", options->hotness_runs,

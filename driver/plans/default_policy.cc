@@ -11,7 +11,7 @@ ConfirmationOutcome judge_confirmation(const DefaultPolicy& policy,
                                        const std::vector<double>& chosen,
                                        stats::SpeedupTestResult* test) {
   const stats::SpeedupTestResult t =
-      stats::speedup_test(baseline, chosen, look_confidence(policy.confirmation));
+      stats::speedup_test(baseline, chosen, look_confidence(policy.confirmation), policy.test);
   if (test) *test = t;
   if (t.ratio_verdict == stats::Verdict::needs_more_runs) return ConfirmationOutcome::unresolved;
   if (t.ratio_verdict == stats::Verdict::faster && t.speedup_interval.lower > 1.0 + policy.epsilon)

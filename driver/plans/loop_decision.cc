@@ -92,7 +92,8 @@ std::optional<stats::SpeedupTestResult> speedup_of(const SpeedupEvidence& eviden
       evidence.chosen.size() < 2) {
     return std::nullopt;
   }
-  return stats::speedup_test(evidence.baseline, evidence.chosen, evidence.confidence);
+  return stats::speedup_test(evidence.baseline, evidence.chosen, evidence.confidence,
+                             evidence.ratio_test);
 }
 
 }  // namespace looprace::plans

@@ -30,6 +30,9 @@ struct SpeedupEvidence {
   SpeedupSource source = SpeedupSource::kNone;
   std::vector<double> baseline, chosen;  // cycles of factor 0 and of the chosen factor
   double confidence = 0.95;              // of the Speedup-Test on them (the race's --confidence)
+  // The test of their ratio: paired_trimmed on confirmation pairs (--confirm-test), Welch's
+  // on the race's own observations, which are not paired.
+  stats::RatioTest ratio_test = stats::RatioTest::welch_log;
 };
 
 // One round of the race with every version named by its factor (its group's representative).

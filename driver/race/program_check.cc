@@ -189,7 +189,7 @@ ProgramCheck Racer::take_program_check(ProgramCheck check, const std::filesystem
   }
   check.runs = a.size();
   check.confidence = test.confidence;
-  check.speedup = test.geometric_speedup;
+  check.speedup = test.ratio_speedup;
   check.ci_low = test.speedup_interval.lower;
   check.ci_high = test.speedup_interval.upper;
   check.verdict = plans::program_check_outcome_name(outcome);

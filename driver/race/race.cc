@@ -670,6 +670,7 @@ plans::DefaultPolicy Racer::default_policy() const {
   policy.prefer_default = options_.prefer_default;
   policy.confirmation = {options_.confirm, options_.confirm_looks, options_.confidence};
   policy.epsilon = options_.plan.epsilon;
+  policy.test = options_.confirm_test;
   return policy;
 }
 
@@ -805,6 +806,7 @@ plans::SpeedupEvidence Racer::speedup_evidence(const LoopRace& r) const {
     return e;
   }
   e.source = confirmed ? plans::SpeedupSource::kConfirmation : plans::SpeedupSource::kRace;
+  e.ratio_test = confirmed ? options_.confirm_test : stats::RatioTest::welch_log;
   e.baseline = confirmed ? r.confirm_baseline : r.taken[r.baseline_version];
   e.chosen = confirmed ? r.confirm_chosen : r.taken[r.chosen_version];
   if (e.baseline.size() < 2 || e.chosen.size() < 2) e.source = plans::SpeedupSource::kNone;
@@ -878,7 +880,7 @@ void Racer::write_profile(const LoopOutcome& o, const ProgramCheck* withdrawn) {
     e.evidence.emplace_back("speedup", "1.000");
     e.evidence.emplace_back("verdict", "baseline");
   } else if (auto s = plans::speedup_of(d.speedup)) {
-    e.evidence.emplace_back("speedup", fmt::format("{:.3f}", s->geometric_speedup));
+    e.evidence.emplace_back("speedup", fmt::format("{:.3f}", s->ratio_speedup));
     e.evidence.emplace_back(
         "ci", fmt::format("{:.3f},{:.3f}", s->speedup_interval.lower, s->speedup_interval.upper));
     e.evidence.emplace_back("verdict", stats::verdict_name(s->ratio_verdict));

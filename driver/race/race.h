@@ -57,9 +57,10 @@ struct RaceOptions {
   unsigned jobs = 2;
   std::vector<int> factors;  // empty: 0..16 (0 is always raced: it is the baseline arm)
   plans::PlanOptions plan;
-  unsigned warmup = 1;               // discarded runs per variant before the race
-  std::size_t confirm = 30;          // confirmation pairs of the first look (0: none)
-  unsigned confirm_looks = 4;        // looks of doubling size: up to confirm << 3 pairs
+  unsigned warmup = 1;         // discarded runs per variant before the race
+  std::size_t confirm = 30;    // confirmation pairs of the first look (0: none)
+  unsigned confirm_looks = 4;  // looks of doubling size: up to confirm << 3 pairs
+  stats::RatioTest confirm_test = stats::RatioTest::paired_trimmed;  // of the confirmation pairs
   unsigned hotness_runs = 3;         // runs of the all-instrumented build that rank the loops
   double timeout_seconds = 0;        // per run; 0: 20 x the baseline's wall time, at least 10 s
   double build_timeout_seconds = 0;  // per build; 0: 10 x the baseline build, at least 120 s

@@ -57,7 +57,9 @@ json loop_row(const LoopReport& loop, double confidence) {
   row["gcc_default"] = default_choice;
   if (figures.speedup) {
     const auto& s = *figures.speedup;
-    row["speedup"] = {{"geometric_speedup", s.geometric_speedup},
+    row["speedup"] = {{"speedup", s.ratio_speedup},
+                      {"ratio_test", stats::ratio_test_name(s.ratio_test)},
+                      {"geometric_speedup", s.geometric_speedup},
                       {"median_speedup", s.median_speedup},
                       {"ci_low", s.speedup_interval.lower},
                       {"ci_high", s.speedup_interval.upper},
@@ -215,7 +217,7 @@ std::string export_csv(const Report& report) {
     cells.push_back(cell(row["cap_hit"]));
     cells.push_back(cell(row["gcc_default"]["same_code_as"]));
     cells.push_back(cell(row["gcc_default"]["applied"]));
-    cells.push_back(speedup_cell("geometric_speedup"));
+    cells.push_back(speedup_cell("speedup"));
     cells.push_back(speedup_cell("ci_low"));
     cells.push_back(speedup_cell("ci_high"));
     cells.push_back(speedup_cell("median_speedup"));

@@ -51,11 +51,11 @@ void render_loop(std::string& out, const LoopReport& loop, std::size_t index, st
   if (figures.speedup) {
     const auto& s = *figures.speedup;
     out += fmt::format(
-        "  {} vs GCC's default: {:.3f} (geometric mean), {}% interval [{:.3f}, {:.3f}], "
+        "  {} vs GCC's default: {:.3f} ({}), {}% interval [{:.3f}, {:.3f}], "
         "median {:.3f}: {}\n",
-        figures.speedup_subject, s.geometric_speedup, stats::percent_text(s.confidence),
-        s.speedup_interval.lower, s.speedup_interval.upper, s.median_speedup,
-        stats::verdict_name(s.ratio_verdict));
+        figures.speedup_subject, s.ratio_speedup, stats::ratio_estimate_label(s.ratio_test),
+        stats::percent_text(s.confidence), s.speedup_interval.lower, s.speedup_interval.upper,
+        s.median_speedup, stats::verdict_name(s.ratio_verdict));
     out += fmt::format("    {}\n    From {}.\n", s.ratio_explanation, figures.speedup_source);
   } else if (loop.decision) {
     out += fmt::format("  Speedup vs GCC's default: none ({})\n", figures.speedup_note);

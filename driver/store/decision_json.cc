@@ -34,7 +34,9 @@ json speedup_column(const plans::SpeedupEvidence& e) {
     return {{"verdict", "needs-more-runs"},
             {"explanation", "fewer than 2 observations of the baseline or the chosen factor"}};
   }
-  return {{"geometric_speedup", s->geometric_speedup},
+  return {{"speedup", s->ratio_speedup},
+          {"ratio_test", stats::ratio_test_name(s->ratio_test)},
+          {"geometric_speedup", s->geometric_speedup},
           {"median_speedup", s->median_speedup},
           {"ci", {s->speedup_interval.lower, s->speedup_interval.upper}},
           {"confidence", s->confidence},
@@ -60,6 +62,9 @@ plans::SpeedupEvidence evidence_of(const json& j) {
   e.baseline = j["runs"].at("baseline").get<std::vector<double>>();
   e.chosen = j["runs"].at("chosen").get<std::vector<double>>();
   e.confidence = j.value("confidence", 0.95);
+  // Stores written before the paired trimmed test have Welch's.
+  e.ratio_test =
+      stats::parse_ratio_test(j.value("ratio_test", "welch")).value_or(stats::RatioTest::welch_log);
   return e;
 }
 

@@ -225,7 +225,9 @@ TEST_F(RaceEngine, ChoosesAndConfirmsTheFasterCode) {
   EXPECT_EQ(d.speedup.source, plans::SpeedupSource::kConfirmation);
   auto speedup = plans::speedup_of(d.speedup);
   ASSERT_TRUE(speedup);
-  EXPECT_NEAR(speedup->geometric_speedup, 1 / 0.9, 0.02);
+  // Judged on the pairs' trimmed ratios, as the confirmation took them.
+  EXPECT_EQ(speedup->ratio_test, stats::RatioTest::paired_trimmed);
+  EXPECT_NEAR(speedup->ratio_speedup, 1 / 0.9, 0.02);
   EXPECT_EQ(profile_line(summary).factor, 4);
   // The first run measured the TSC frequency; every later one was given it.
   ASSERT_TRUE(summary.tsc_hz);
@@ -411,9 +413,11 @@ TEST_F(RaceEngine, AChoiceTheConfirmationDoesNotShowIsNotWritten) {
 // Factor 16 is 10 % faster, but the confirmation's runs spread widely (each build's runs 0.7,
 // 1.0 and 1.3 times its cycles in turn): the first 30 pairs leave the interval straddling
 // 1 + epsilon, and further looks confirm the gain instead of keeping the default in some
-// races only.
+// races only. Welch's test, which sees the whole spread (the pairs' trimmed ratios would settle
+// this script at once).
 TEST_F(RaceEngine, TheConfirmationLooksAgainWhileItsIntervalStraddlesEpsilon) {
   options_.confirm = 30;
+  options_.confirm_test = stats::RatioTest::welch_log;
   RaceSummary summary = race([this](int factor, std::size_t call) {
     const double cycles = factor == 16 ? 0.9 * kCycles : kCycles;
     if (!confirming()) return cycles;
@@ -432,6 +436,7 @@ TEST_F(RaceEngine, TheConfirmationLooksAgainWhileItsIntervalStraddlesEpsilon) {
 // why it stopped: further looks spend what the race left of the loop's part, not more.
 TEST_F(RaceEngine, TheConfirmationLooksAgainOnlyWithinTheLoopsPartOfTheBudget) {
   options_.confirm = 30;
+  options_.confirm_test = stats::RatioTest::welch_log;
   options_.budget_seconds = 3;  // at 0.010 s a run: caps of 17, 289 runs for the loop
   RaceSummary summary = race(
       [this](int factor, std::size_t call) {

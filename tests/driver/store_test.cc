@@ -166,7 +166,11 @@ TEST_F(StoreTest, LoopsVariantsAndDecisionsRoundTrip) {
   d.groups = {{0, 0}, {4, 4}, {5, 4}};
   d.rounds = {{1, {0, 4}, {4}, {0}}};
   d.disqualified = {{7, "crashed"}};
-  d.speedup = {plans::SpeedupSource::kConfirmation, {10, 11, 12}, {8, 9, 8.5}, 0.9};
+  d.speedup = {plans::SpeedupSource::kConfirmation,
+               {10, 11, 12},
+               {8, 9, 8.5},
+               0.9,
+               stats::RatioTest::paired_trimmed};
   s.put_decision(p, d);
   auto got = s.decision(p, l.id, "race()");
   ASSERT_TRUE(got.has_value());
@@ -179,6 +183,7 @@ TEST_F(StoreTest, LoopsVariantsAndDecisionsRoundTrip) {
   EXPECT_EQ(got->speedup.source, plans::SpeedupSource::kConfirmation);
   EXPECT_EQ(got->speedup.chosen, d.speedup.chosen);
   EXPECT_EQ(got->speedup.confidence, 0.9);
+  EXPECT_EQ(got->speedup.ratio_test, stats::RatioTest::paired_trimmed);
   EXPECT_EQ(got->winner_samples(), (std::vector<std::size_t>{10, 10}));
   EXPECT_FALSE(got->unconfirmed.has_value());
   // GCC's default kept for want of a confirmed gain: the plan's choice and its runs stay.
