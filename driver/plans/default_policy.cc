@@ -1,6 +1,7 @@
 #include "plans/default_policy.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 
 namespace looprace::plans {
 
@@ -54,6 +55,13 @@ DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_defau
                             outcome == ConfirmationOutcome::unresolved
                                 ? ", still unresolved after the last look"
                                 : "")};
+}
+
+void keep_default_in(Decision& decision, std::size_t base) {
+  decision.chosen = base;
+  auto& winners = decision.winners;
+  if (std::find(winners.begin(), winners.end(), base) == winners.end())
+    winners.insert(std::upper_bound(winners.begin(), winners.end(), base), base);
 }
 
 }  // namespace looprace::plans

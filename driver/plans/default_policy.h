@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "plans/plan.h"
 #include "plans/sequential_looks.h"
 #include "stats/speedup_test.h"
 
@@ -52,5 +53,11 @@ struct DefaultDecision {
 DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_default,
                                bool default_disqualified, const std::vector<double>& baseline,
                                const std::vector<double>& chosen);
+
+// GCC's default (version `base`) kept against the plan's choice: the fresh runs showed the
+// two within epsilon or could not tell them apart, which is what the race calls tied, so
+// `base` becomes the choice and joins the winners even where the race's own runs, which
+// flattered its choice, had left it out.
+void keep_default_in(Decision& decision, std::size_t base);
 
 }  // namespace looprace::plans

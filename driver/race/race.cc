@@ -679,7 +679,7 @@ plans::DefaultPolicy Racer::default_policy() const {
 // on the race's own observations: those made the factor the lowest mean, so they overstate its
 // speedup (winner's curse), most when many near-tied factors raced to the cap. The pairs an
 // interrupted command stored come first.
-void Racer::confirm(LoopRace& r, const plans::Decision& decision) {
+void Racer::confirm(LoopRace& r, plans::Decision& decision) {
   const std::size_t base = r.baseline_version;
   const bool base_out = std::find(decision.disqualified.begin(), decision.disqualified.end(),
                                   base) != decision.disqualified.end();
@@ -694,6 +694,7 @@ void Racer::confirm(LoopRace& r, const plans::Decision& decision) {
   if (keep.keep_default) {
     if (r.chosen_version != base) r.unconfirmed_version = r.chosen_version;
     r.chosen_version = base;
+    plans::keep_default_in(decision, base);
     r.outcome.notes.push_back(keep.reason);
   }
   if (r.retaken > 0) {

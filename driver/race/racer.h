@@ -158,7 +158,7 @@ class Racer {
   plans::Decision run_plan(LoopRace& r, LiveSampler& sampler, const plans::RoundObserver& observer);
   // Confirmation runs of the chosen factor and factor 0, and whether GCC's default stays.
   plans::DefaultPolicy default_policy() const;
-  void confirm(LoopRace& r, const plans::Decision& decision);
+  void confirm(LoopRace& r, plans::Decision& decision);
   void take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy);
   bool look_fits_budget(const LoopRace& r, std::size_t more_pairs) const;
   std::optional<double> take_confirmation(LoopRace& r, std::size_t version, std::size_t pair);

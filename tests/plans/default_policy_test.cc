@@ -188,6 +188,18 @@ TEST(DefaultPolicy, TrimmedPairsKeepTheRateOfFalseConfirmationsUnderDisturbances
   EXPECT_LE(errors, 0.025 * races + 10) << errors;  // + 2 binomial sd
 }
 
+// Kept against the plan's choice, factor 0 is the choice and one of the tied best, once.
+TEST(DefaultPolicy, AKeptDefaultJoinsTheWinners) {
+  Decision decision;
+  decision.chosen = 3;
+  decision.winners = {2, 3, 5};
+  keep_default_in(decision, 0);
+  EXPECT_EQ(decision.chosen, 0u);
+  EXPECT_EQ(decision.winners, (std::vector<std::size_t>{0, 2, 3, 5}));
+  keep_default_in(decision, 0);
+  EXPECT_EQ(decision.winners, (std::vector<std::size_t>{0, 2, 3, 5}));
+}
+
 TEST(DefaultPolicy, TheUserCanLetThePlanDecide) {
   DefaultPolicy no_prefer = kPolicy;
   no_prefer.prefer_default = false;
