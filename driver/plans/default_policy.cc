@@ -10,9 +10,10 @@ namespace looprace::plans {
 ConfirmationOutcome judge_confirmation(const DefaultPolicy& policy,
                                        const std::vector<double>& baseline,
                                        const std::vector<double>& chosen,
-                                       stats::SpeedupTestResult* test) {
-  const stats::SpeedupTestResult t =
-      stats::speedup_test(baseline, chosen, look_confidence(policy.confirmation), policy.test);
+                                       stats::SpeedupTestResult* test,
+                                       const std::vector<int>& layouts) {
+  const stats::SpeedupTestResult t = stats::speedup_test(
+      baseline, chosen, look_confidence(policy.confirmation), policy.test, layouts);
   if (test) *test = t;
   if (t.ratio_verdict == stats::Verdict::needs_more_runs) return ConfirmationOutcome::unresolved;
   if (t.ratio_verdict == stats::Verdict::faster && t.speedup_interval.lower > 1.0 + policy.epsilon)
@@ -23,7 +24,7 @@ ConfirmationOutcome judge_confirmation(const DefaultPolicy& policy,
 
 DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_default,
                                bool default_disqualified, const std::vector<double>& baseline,
-                               const std::vector<double>& chosen) {
+                               const std::vector<double>& chosen, const std::vector<int>& layouts) {
   if (chosen_is_default) return {false, "the plan chose GCC's default"};
   if (!policy.prefer_default) return {false, "the plan's choice stands (--no-prefer-default)"};
   const std::size_t wanted = policy.confirmation.first_pairs;
@@ -35,7 +36,7 @@ DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_defau
                               wanted)};
   }
   stats::SpeedupTestResult t;
-  const ConfirmationOutcome outcome = judge_confirmation(policy, baseline, chosen, &t);
+  const ConfirmationOutcome outcome = judge_confirmation(policy, baseline, chosen, &t, layouts);
   const double lower = t.speedup_interval.lower, upper = t.speedup_interval.upper;
   if (outcome == ConfirmationOutcome::confirmed) {
     return {false, fmt::format("confirmed by {} runs of each: speedup interval {:.3f} to {:.3f} "

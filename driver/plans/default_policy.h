@@ -37,12 +37,14 @@ enum class ConfirmationOutcome {
 };
 
 // One look at the confirmation runs so far: `baseline` and `chosen` are the cycles of factor 0
-// and of the chosen factor, taken in pairs (baseline[i] with chosen[i]); `test` receives the
-// Speedup-Test at the look's confidence with the policy's test of the ratio.
+// and of the chosen factor, taken in pairs (baseline[i] with chosen[i]), `layouts` each pair's
+// code layout (empty: the pairs count as independent); `test` receives the Speedup-Test at the
+// look's confidence with the policy's test of the ratio.
 ConfirmationOutcome judge_confirmation(const DefaultPolicy& policy,
                                        const std::vector<double>& baseline,
                                        const std::vector<double>& chosen,
-                                       stats::SpeedupTestResult* test);
+                                       stats::SpeedupTestResult* test,
+                                       const std::vector<int>& layouts = {});
 
 struct DefaultDecision {
   bool keep_default = false;
@@ -52,7 +54,8 @@ struct DefaultDecision {
 // Whether factor 0 is kept instead of the plan's choice, on every confirmation run taken.
 DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_default,
                                bool default_disqualified, const std::vector<double>& baseline,
-                               const std::vector<double>& chosen);
+                               const std::vector<double>& chosen,
+                               const std::vector<int>& layouts = {});
 
 // GCC's default (version `base`) kept against the plan's choice: the fresh runs showed the
 // two within epsilon or could not tell them apart, which is what the race calls tied, so

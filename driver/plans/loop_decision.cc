@@ -93,7 +93,7 @@ std::optional<stats::SpeedupTestResult> speedup_of(const SpeedupEvidence& eviden
     return std::nullopt;
   }
   return stats::speedup_test(evidence.baseline, evidence.chosen, evidence.confidence,
-                             evidence.ratio_test);
+                             evidence.ratio_test, evidence.layouts);
 }
 
 }  // namespace looprace::plans

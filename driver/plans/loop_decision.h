@@ -33,6 +33,8 @@ struct SpeedupEvidence {
   // The test of their ratio: paired_trimmed on confirmation pairs (--confirm-test), Welch's
   // on the race's own observations, which are not paired.
   stats::RatioTest ratio_test = stats::RatioTest::welch_log;
+  // Each pair's code layout, when the confirmation took layouts of its own (empty otherwise).
+  std::vector<int> layouts = {};
 };
 
 // One round of the race with every version named by its factor (its group's representative).

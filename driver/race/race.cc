@@ -306,7 +306,8 @@ void Racer::plan_budget(const HotChoice& choice, const std::string& what,
       "usually stop well before their caps){}{}",
       choice.chosen.size(), what, 100 * choice.covered,
       choice.candidates > 0 ? 100 * choice.covered / choice.candidates : 0.0,
-      choice.chosen.size() * versions, runs, double(runs) * run_seconds, run_seconds,
+      choice.chosen.size() * (versions * layout_seeds().size() + 2 * confirmation_seeds().size()),
+      runs, double(runs) * run_seconds, run_seconds,
       budget ? fmt::format("; {:.1f} s of --budget caps them at {} observations", *budget,
                            fmt::join(caps, ", "))
              : "",
@@ -415,6 +416,16 @@ std::vector<std::optional<std::uint64_t>> Racer::layout_seeds() const {
   return seeds;
 }
 
+// The confirmation's own layouts, seeded apart from the race's: none without layout
+// randomization (--layouts 1, --together) or with --confirm-layouts 0 or 1.
+std::vector<std::optional<std::uint64_t>> Racer::confirmation_seeds() const {
+  if (options_.together || options_.layouts < 2 || options_.confirm_layouts < 2) return {};
+  std::vector<std::optional<std::uint64_t>> seeds;
+  for (unsigned j = 0; j < options_.confirm_layouts; ++j)
+    seeds.push_back(mix(options_.seed ^ 0x636f6e66ULL, j + 1));
+  return seeds;
+}
+
 // Stored observations belong to the groups of the stored variants: they must not move.
 void Racer::check_stored_groups(const LoopRace& r, bool has_stored_runs) const {
   if (!has_stored_runs) return;
@@ -492,7 +503,7 @@ void Racer::load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stor
       }
       if (!value) continue;  // visibly disturbed and taken again, as when it was stored
     }
-    r.stored_confirmations[run.group].push_back(value);
+    r.stored_confirmations[run.group].emplace_back(value, run.layout);
   }
 }
 
@@ -539,7 +550,8 @@ std::int64_t Racer::program_of_this_code() {
 }
 
 std::optional<double> Racer::take_alone(LoopRace& r, std::size_t version, std::size_t round,
-                                        store::RunKind kind) {
+                                        store::RunKind kind,
+                                        std::optional<unsigned> confirm_layout) {
   const build::LoopRow& loop = r.loop;
   store::RunRow row;
   row.kind = kind;
@@ -554,14 +566,19 @@ std::optional<double> Racer::take_alone(LoopRace& r, std::size_t version, std::s
   }
   const unsigned layouts = static_cast<unsigned>(r.layout_seeds.size());
   unsigned layout = round == 0 ? 0 : static_cast<unsigned>((round - 1) % layouts);
+  std::optional<std::uint64_t> seed = r.layout_seeds[layout];
+  if (confirm_layout) {  // stored after the race's layouts
+    seed = r.confirm_seeds.at(*confirm_layout);
+    layout = layouts + *confirm_layout;
+  }
   // Every run's environment has its own random size, so no factor's runs keep one stack
   // alignment (its directory's name length would otherwise decide it).
   const std::uint64_t padding = mix(mix(options_.seed, id_number(loop.id)), round * 64 + version);
   const store::RunRow fresh = row;
   for (unsigned attempt = 0;; ++attempt) {
     row = fresh;
-    run::RunResult result = run_build_once(
-        ws_, build::variant_dir(ws_.workdir, loop.id, row.group, r.layout_seeds[layout]), padding);
+    run::RunResult result =
+        run_build_once(ws_, build::variant_dir(ws_.workdir, loop.id, row.group, seed), padding);
     fill_run_row(row, result);
     row.layout = static_cast<int>(layout);
     std::optional<double> cycles = result.observations.cycles(r.observed);
@@ -689,8 +706,9 @@ void Racer::confirm(LoopRace& r, plans::Decision& decision) {
   }
   // GCC's default stays unless the confirmation runs show the chosen factor faster by more
   // than epsilon, whether factor 0 survived the race or not (plans/default_policy.h).
-  const plans::DefaultDecision keep = plans::decide_default(
-      policy, r.chosen_version == base, base_out, r.confirm_baseline, r.confirm_chosen);
+  const plans::DefaultDecision keep =
+      plans::decide_default(policy, r.chosen_version == base, base_out, r.confirm_baseline,
+                            r.confirm_chosen, tested_layouts(r));
   if (keep.keep_default) {
     if (r.chosen_version != base) r.unconfirmed_version = r.chosen_version;
     r.chosen_version = base;
@@ -714,6 +732,7 @@ void Racer::confirm(LoopRace& r, plans::Decision& decision) {
 void Racer::take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy) {
   RaceProgress p;
   p.loop_label = r.label;
+  if (!confirmation_seeds().empty()) build_confirmation_layouts(r);
   for (unsigned look = 0; look < policy.confirmation.looks; ++look) {
     const std::size_t have = r.confirm_chosen.size();
     const std::size_t wanted = plans::pairs_after_look(policy.confirmation, look);
@@ -728,19 +747,25 @@ void Racer::take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy) 
                           policy.confirmation.looks, wanted);
     p.observations = have;
     report(p);
-    PairedRuns pairs = take_pairs(
-        wanted - have, mix(options_.seed, (id_number(r.loop.id) ^ 0x636f6e66ULL) + look),
-        [&](bool chosen, std::size_t i) {
-          return take_confirmation(r, chosen ? r.chosen_version : r.baseline_version, have + i + 1);
-        });
+    std::vector<int> layouts(wanted - have, 0);
+    PairedRuns pairs =
+        take_pairs(wanted - have, mix(options_.seed, (id_number(r.loop.id) ^ 0x636f6e66ULL) + look),
+                   [&](bool chosen, std::size_t i) {
+                     auto [value, layout] = take_confirmation(
+                         r, chosen ? r.chosen_version : r.baseline_version, have + i + 1);
+                     if (chosen) layouts[i] = layout;
+                     return value;
+                   });
     r.confirm_baseline.insert(r.confirm_baseline.end(), pairs.a.begin(), pairs.a.end());
     r.confirm_chosen.insert(r.confirm_chosen.end(), pairs.b.begin(), pairs.b.end());
+    r.confirm_layouts.insert(r.confirm_layouts.end(), layouts.begin(),
+                             layouts.begin() + static_cast<std::ptrdiff_t>(pairs.b.size()));
     if (pairs.failed) {
       r.outcome.notes.push_back("a confirmation run failed; the speedup uses fewer runs");
       return;
     }
-    if (plans::judge_confirmation(policy, r.confirm_baseline, r.confirm_chosen, nullptr) !=
-        plans::ConfirmationOutcome::unresolved)
+    if (plans::judge_confirmation(policy, r.confirm_baseline, r.confirm_chosen, nullptr,
+                                  tested_layouts(r)) != plans::ConfirmationOutcome::unresolved)
       return;
   }
 }
@@ -757,18 +782,62 @@ bool Racer::look_fits_budget(const LoopRace& r, std::size_t more_pairs) const {
 }
 
 // One confirmation observation of `version`: the next one an earlier command stored, else a
-// new run of the loop's own build.
-std::optional<double> Racer::take_confirmation(LoopRace& r, std::size_t version, std::size_t pair) {
+// new run of the loop's own build, of the confirmation's layouts in turn when it has its own.
+std::pair<std::optional<double>, int> Racer::take_confirmation(LoopRace& r, std::size_t version,
+                                                               std::size_t pair) {
   auto& stored = r.stored_confirmations[r.groups.representatives[version]];
   if (!stored.empty()) {
-    std::optional<double> value = stored.front();
+    auto value = stored.front();
     stored.pop_front();
     ++r.outcome.replayed;
     return value;
   }
   ++r.outcome.measured;
   // Numbered after the plan's rounds, as a store's runs of one loop are in time.
-  return take_alone(r, version, r.plan_rounds + pair, store::RunKind::kConfirm);
+  const std::size_t round = r.plan_rounds + pair;
+  const std::size_t race_layouts = r.layout_seeds.size();
+  if (r.confirm_seeds.empty()) {
+    return {take_alone(r, version, round, store::RunKind::kConfirm),
+            static_cast<int>((round - 1) % race_layouts)};
+  }
+  const auto layout = static_cast<unsigned>((pair - 1) % r.confirm_seeds.size());
+  return {take_alone(r, version, round, store::RunKind::kConfirm, layout),
+          static_cast<int>(race_layouts + layout)};
+}
+
+// Factor 0's and the chosen factor's code at the confirmation's own paddings: layouts the race
+// did not pick its factor on, as many as the test needs to see how a gain varies with layout.
+bool Racer::build_confirmation_layouts(LoopRace& r) {
+  if (!r.confirm_seeds.empty()) return true;
+  const std::vector<std::optional<std::uint64_t>> seeds = confirmation_seeds();
+  const std::vector<int> factors = {r.groups.representatives[r.baseline_version],
+                                    r.groups.representatives[r.chosen_version]};
+  RaceProgress p;
+  p.loop_label = r.label;
+  p.phase = fmt::format("building factors {} and {} at {} layouts for the confirmation", factors[0],
+                        factors[1], seeds.size());
+  report(p);
+  LoopVariants built = VariantBuilder(ws_, baseline_.dir, applied_, options_.keep_duplicates)
+                           .build({r.loop, r.observed, r.label, factors, seeds});
+  if (!built.failures.empty()) {
+    r.outcome.notes.push_back(fmt::format(
+        "the confirmation ran on the race's builds: factor {} did not build at a layout of its "
+        "own ({})",
+        built.failures.begin()->first, built.failures.begin()->second));
+    return false;
+  }
+  r.confirm_seeds = seeds;
+  return true;
+}
+
+// The pairs' layouts the confirmation's test counts: its own layouts; none (the pairs count as
+// independent) when it ran on the race's builds.
+std::vector<int> Racer::tested_layouts(const LoopRace& r) const {
+  const int race_layouts = static_cast<int>(r.layout_seeds.size());
+  const bool own = std::all_of(r.confirm_layouts.begin(), r.confirm_layouts.end(),
+                               [&](int layout) { return layout >= race_layouts; });
+  if (!own || r.confirm_layouts.size() != r.confirm_chosen.size()) return {};
+  return r.confirm_layouts;
 }
 
 void Racer::decide(LoopRace& r, const plans::Decision& decision) {
@@ -808,6 +877,7 @@ plans::SpeedupEvidence Racer::speedup_evidence(const LoopRace& r) const {
   }
   e.source = confirmed ? plans::SpeedupSource::kConfirmation : plans::SpeedupSource::kRace;
   e.ratio_test = confirmed ? options_.confirm_test : stats::RatioTest::welch_log;
+  if (confirmed) e.layouts = tested_layouts(r);
   e.baseline = confirmed ? r.confirm_baseline : r.taken[r.baseline_version];
   e.chosen = confirmed ? r.confirm_chosen : r.taken[r.chosen_version];
   if (e.baseline.size() < 2 || e.chosen.size() < 2) e.source = plans::SpeedupSource::kNone;

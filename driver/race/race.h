@@ -61,6 +61,10 @@ struct RaceOptions {
   std::size_t confirm = 30;    // confirmation pairs of the first look (0: none)
   unsigned confirm_looks = 4;  // looks of doubling size: up to confirm << 3 pairs
   stats::RatioTest confirm_test = stats::RatioTest::paired_trimmed;  // of the confirmation pairs
+  // Code layouts of their own the confirmation pairs take in turn (factor 0 and the chosen
+  // factor built at fresh paddings), their test counting layouts rather than pairs; 0: the
+  // race's own builds, pairs counted as independent. Off with --layouts 1 or --together.
+  unsigned confirm_layouts = 8;
   unsigned hotness_runs = 3;         // runs of the all-instrumented build that rank the loops
   double timeout_seconds = 0;        // per run; 0: 20 x the baseline's wall time, at least 10 s
   double build_timeout_seconds = 0;  // per build; 0: 10 x the baseline build, at least 120 s

@@ -75,10 +75,15 @@ struct LoopRace {
   LiveSampler::Recorded recorded;                   // from the store, replayed first
   std::vector<std::vector<double>> taken;           // the plan's observations, per version
   // Fresh runs of factor 0 and the chosen factor after the race, for the Speedup-Test: the
-  // race's own observations chose the factor, so a test on them would flatter it.
+  // race's own observations chose the factor, so a test on them would flatter it. Each pair's
+  // code layout: an index past the race's layouts for the confirmation's own.
   std::vector<double> confirm_baseline, confirm_chosen;
-  // Confirmation observations a former command stored, per group (nullopt: a failed run).
-  std::map<int, std::deque<std::optional<double>>> stored_confirmations;
+  std::vector<int> confirm_layouts;
+  // The confirmation's own layout seeds, once their builds exist (empty: the race's builds).
+  std::vector<std::optional<std::uint64_t>> confirm_seeds;
+  // Confirmation observations a former command stored, per group (nullopt: a failed run),
+  // with the layout each ran.
+  std::map<int, std::deque<std::pair<std::optional<double>, int>>> stored_confirmations;
   std::size_t plan_rounds = 0;                // rounds the plan took (replayed ones included)
   std::atomic<std::size_t> observations = 0;  // read by the progress display
   std::size_t retaken = 0;   // runs the machine visibly disturbed, taken again (filtered)
@@ -138,15 +143,22 @@ class Racer {
                                                       const std::string& plan_name) const;
   std::vector<int> raced_factors() const;
   std::vector<std::optional<std::uint64_t>> layout_seeds() const;
+  std::vector<std::optional<std::uint64_t>> confirmation_seeds() const;
   // Builds r.factors (every layout) through VariantBuilder: their code groups into r.groups,
   // r.failures; the variant rows, per factor.
   std::map<int, std::vector<store::VariantRow>> build_variants(LoopRace& r);
   void check_stored_groups(const LoopRace& r, bool has_stored_runs) const;
   void store_variants(LoopRace& r, std::map<int, std::vector<store::VariantRow>>& rows);
   void load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stored_runs);
-  // Runs the loop's own build of `version` once: judged, stored; nullopt disqualifies it.
+  // Builds factor 0's and the chosen factor's code at the confirmation's own layouts; false
+  // (with a note) when one does not build, and the race's builds serve.
+  bool build_confirmation_layouts(LoopRace& r);
+  std::vector<int> tested_layouts(const LoopRace& r) const;
+  // Runs the loop's own build of `version` once: judged, stored; nullopt disqualifies it. The
+  // build is the race's layout for `round`, or the confirmation's layout `confirm_layout`.
   std::optional<double> take_alone(LoopRace& r, std::size_t version, std::size_t round,
-                                   store::RunKind kind);
+                                   store::RunKind kind,
+                                   std::optional<unsigned> confirm_layout = std::nullopt);
   void fill_run_row(store::RunRow& row, const run::RunResult& result);
   // A run still visibly disturbed after kMaxRetakes retakes: its raw sum stands as its
   // filtered observation (stored so, and counted), so that a machine that is never quiet
@@ -161,7 +173,9 @@ class Racer {
   void confirm(LoopRace& r, plans::Decision& decision);
   void take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy);
   bool look_fits_budget(const LoopRace& r, std::size_t more_pairs) const;
-  std::optional<double> take_confirmation(LoopRace& r, std::size_t version, std::size_t pair);
+  // One confirmation observation of `version` for pair `pair` (1-based) and its layout.
+  std::pair<std::optional<double>, int> take_confirmation(LoopRace& r, std::size_t version,
+                                                          std::size_t pair);
   void decide(LoopRace& r, const plans::Decision& decision);
   plans::SpeedupEvidence speedup_evidence(const LoopRace& r) const;
   LoopOutcome race_loop(const build::LoopRow& loop);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 namespace looprace::stats {
@@ -49,6 +50,11 @@ bool trusted(const std::vector<double>& values, const std::optional<ShapiroWilk>
 
 // The test and the estimate of the ratio, in the words of the verdict's sentence.
 std::string ratio_method_words(const SpeedupTestResult& r) {
+  if (r.ratio_test == RatioTest::paired_trimmed && r.layouts >= 2)
+    return fmt::format(
+        "(t-test over {} code layouts of their pairs' trimmed log ratios): speedup {:.3f}x "
+        "(mean over layouts of 20% trimmed means of pair ratios)",
+        r.layouts, r.ratio_speedup);
   if (r.ratio_test == RatioTest::paired_trimmed)
     return fmt::format(
         "(trimmed t-test on paired log ratios): speedup {:.3f}x (20% trimmed mean of pair "
@@ -81,21 +87,43 @@ void set_ratio_verdict(SpeedupTestResult& r, const std::string& percent) {
   }
 }
 
+// The location of the pairs' log ratios: their 20 % trimmed mean, or with two layouts or more
+// the mean of each layout's trimmed mean (a layout of one pair gives that pair's ratio), with
+// the spread between layouts as its error.
+LocationEstimate paired_location(std::vector<double> ratios, const std::vector<int>& layouts,
+                                 std::size_t* layout_count) {
+  std::map<int, std::vector<double>> by_layout;
+  for (std::size_t i = 0; i < layouts.size(); ++i) by_layout[layouts[i]].push_back(ratios[i]);
+  *layout_count = by_layout.size() >= 2 ? by_layout.size() : 0;
+  if (*layout_count == 0) {
+    std::sort(ratios.begin(), ratios.end());
+    return trimmed_mean_estimate(ratios, kPairTrim);
+  }
+  RunningStats means;
+  for (auto& [layout, values] : by_layout) {
+    std::sort(values.begin(), values.end());
+    means.add(values.size() < 2 ? values.front() : trimmed_mean_estimate(values, kPairTrim).value);
+  }
+  return mean_estimate(means);
+}
+
 // The ratio baseline / candidate and its interval by `r.ratio_test`.
 void set_ratio(SpeedupTestResult& r, const std::vector<double>& baseline,
-               const std::vector<double>& candidate, const RunningStats& log_base,
-               const RunningStats& log_cand) {
+               const std::vector<double>& candidate, const std::vector<int>& layouts,
+               const RunningStats& log_base, const RunningStats& log_cand) {
   LocationEstimate log_ratio;
   if (r.ratio_test == RatioTest::paired_trimmed) {
     if (baseline.size() != candidate.size())
       throw std::invalid_argument(fmt::format(
           "the paired trimmed test needs pairs: {} baseline and {} candidate observations",
           baseline.size(), candidate.size()));
+    if (!layouts.empty() && layouts.size() != baseline.size())
+      throw std::invalid_argument(
+          fmt::format("{} layouts for {} pairs: one per pair", layouts.size(), baseline.size()));
     std::vector<double> ratios(baseline.size());
     for (std::size_t i = 0; i < ratios.size(); ++i)
       ratios[i] = std::log(baseline[i]) - std::log(candidate[i]);
-    std::sort(ratios.begin(), ratios.end());
-    log_ratio = trimmed_mean_estimate(ratios, kPairTrim);
+    log_ratio = paired_location(std::move(ratios), layouts, &r.layouts);
   } else {
     log_ratio = difference(mean_estimate(log_base), mean_estimate(log_cand));
   }
@@ -153,7 +181,7 @@ double median(std::vector<double> values) {
 
 SpeedupTestResult speedup_test(const std::vector<double>& baseline,
                                const std::vector<double>& candidate, double confidence,
-                               RatioTest ratio_test) {
+                               RatioTest ratio_test, const std::vector<int>& layouts) {
   if (!(confidence > 0.0 && confidence < 1.0))
     throw std::invalid_argument("confidence must be strictly between 0 and 1");
   const RunningStats base = summarize(baseline, "baseline", false);
@@ -181,7 +209,7 @@ SpeedupTestResult speedup_test(const std::vector<double>& baseline,
   r.p_slower = slower.p_value;
   r.geometric_speedup = std::exp(log_base.mean() - log_cand.mean());
   r.ratio_test = ratio_test;
-  set_ratio(r, baseline, candidate, log_base, log_cand);
+  set_ratio(r, baseline, candidate, layouts, log_base, log_cand);
 
   r.baseline_normality = normality(baseline);
   r.candidate_normality = normality(candidate);

@@ -69,6 +69,9 @@ struct SpeedupTestResult {
   double ratio_speedup = 1.0;
   // Two-sided interval at `confidence` of that ratio.
   Interval speedup_interval;
+  // The code layouts the paired_trimmed interval rests on (0: the pairs themselves, as if
+  // each were of its own layout).
+  std::size_t layouts = 0;
   double welch_df = 0.0;
   double p_faster = 1.0;  // one-sided p-value of "candidate mean < baseline mean"
   double p_slower = 1.0;  // one-sided p-value of "candidate mean > baseline mean"
@@ -94,9 +97,17 @@ struct SpeedupTestResult {
 // the ratio's interval by `ratio_test`. Observations must be finite and > 0, at least 2 per
 // sample (paired_trimmed: as many of each, and 2 pairs kept after trimming); throws
 // std::invalid_argument naming the sample and position otherwise.
+//
+// `layouts`, for paired_trimmed, names each pair's code layout (one per pair, or empty). A
+// layout moves both of its pair's runs the same way but each layout differently, so pairs of
+// one layout are not independent: with two layouts or more, the ratio is the mean over
+// layouts of each layout's trimmed mean of its pairs' log ratios, and its interval a t
+// interval on those layout means (layouts - 1 df). A gain a few layouts happen to favour then
+// shows as the spread it is.
 SpeedupTestResult speedup_test(const std::vector<double>& baseline,
                                const std::vector<double>& candidate, double confidence = 0.95,
-                               RatioTest ratio_test = RatioTest::welch_log);
+                               RatioTest ratio_test = RatioTest::welch_log,
+                               const std::vector<int>& layouts = {});
 
 struct SetSummary {
   std::size_t cases = 0;

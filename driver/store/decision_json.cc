@@ -47,7 +47,7 @@ json speedup_column(const plans::SpeedupEvidence& e) {
           {"verdict", stats::verdict_name(s->ratio_verdict)},
           {"explanation", s->ratio_explanation},
           {"source", plans::speedup_source_name(e.source)},
-          {"runs", {{"baseline", e.baseline}, {"chosen", e.chosen}}}};
+          {"runs", {{"baseline", e.baseline}, {"chosen", e.chosen}, {"layouts", e.layouts}}}};
 }
 
 plans::SpeedupEvidence evidence_of(const json& j) {
@@ -61,6 +61,7 @@ plans::SpeedupEvidence evidence_of(const json& j) {
   e.source = source == "race" ? plans::SpeedupSource::kRace : plans::SpeedupSource::kConfirmation;
   e.baseline = j["runs"].at("baseline").get<std::vector<double>>();
   e.chosen = j["runs"].at("chosen").get<std::vector<double>>();
+  e.layouts = j["runs"].value("layouts", std::vector<int>{});
   e.confidence = j.value("confidence", 0.95);
   // Stores written before the paired trimmed test have Welch's.
   e.ratio_test =

@@ -211,6 +211,32 @@ TEST(SpeedupTest, PairedTrimmedVerdictIsItsIntervals) {
   EXPECT_EQ(trimmed.verdict, welch.verdict);
 }
 
+// Pairs of three code layouts: the interval is over the layouts' trimmed means, with 2 df
+// (reference.R "layout trimmed"), far wider than over the 15 pairs as if independent.
+TEST(SpeedupTest, PairedTrimmedOverLayoutsMatchesR) {
+  const std::vector<double> q1 = {10.0, 10.9, 10.2, 10.1, 11.0, 10.3, 30.0, 10.8,
+                                  10.2, 10.0, 11.1, 10.4, 10.1, 10.9, 25.0};
+  const std::vector<double> q2 = {9.7, 10.1, 10.0, 9.8,  10.2, 10.1, 9.8, 10.0,
+                                  9.9, 9.6,  10.3, 10.2, 9.9,  10.1, 10.0};
+  std::vector<int> layouts;
+  for (int i = 0; i < 15; ++i) layouts.push_back(i % 3 + 1);
+  const SpeedupTestResult r = speedup_test(q1, q2, 0.95, RatioTest::paired_trimmed, layouts);
+  EXPECT_EQ(r.layouts, 3u);
+  EXPECT_NEAR(r.ratio_speedup, 1.04529131885266, 1e-12);
+  EXPECT_NEAR(r.speedup_interval.lower, 0.975141584101099, 1e-12);
+  EXPECT_NEAR(r.speedup_interval.upper, 1.12048748518497, 1e-12);
+  const SpeedupTestResult pooled = speedup_test(q1, q2, 0.95, RatioTest::paired_trimmed);
+  EXPECT_EQ(pooled.layouts, 0u);
+  EXPECT_GT(pooled.speedup_interval.lower, r.speedup_interval.lower);
+  // One layout for every pair is no clustering at all.
+  const SpeedupTestResult one =
+      speedup_test(q1, q2, 0.95, RatioTest::paired_trimmed, std::vector<int>(15, 7));
+  EXPECT_EQ(one.layouts, 0u);
+  EXPECT_DOUBLE_EQ(one.speedup_interval.lower, pooled.speedup_interval.lower);
+  EXPECT_THROW(speedup_test(q1, q2, 0.95, RatioTest::paired_trimmed, {1, 2}),
+               std::invalid_argument);
+}
+
 TEST(SpeedupTest, PairedTrimmedNeedsPairs) {
   EXPECT_THROW(speedup_test({1, 2, 3, 4}, {1, 2, 3}, 0.95, RatioTest::paired_trimmed),
                std::invalid_argument);
