@@ -109,7 +109,7 @@ void print_text(const std::string& a, const std::string& b, const stats::Speedup
   std::printf(
       "  speedup %.4fx (%s, CI [%.4f, %.4f]), median speedup %.4fx; mean difference "
       "CI [%.6g, %.6g] (Welch, df=%.1f, p_faster=%.3g, p_slower=%.3g)\n",
-      r.ratio_speedup, stats::ratio_estimate_label(r.ratio_test), r.speedup_interval.lower,
+      r.ratio_speedup, stats::ratio_estimate_label(r).c_str(), r.speedup_interval.lower,
       r.speedup_interval.upper, r.median_speedup, r.difference.lower, r.difference.upper,
       r.welch_df, r.p_faster, r.p_slower);
   std::printf("  verdict: %s - %s\n", stats::verdict_name(r.verdict), r.explanation.c_str());

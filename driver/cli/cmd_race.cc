@@ -106,7 +106,7 @@ std::string describe_speedup(const plans::LoopDecision& d) {
       d.unconfirmed
           ? fmt::format("GCC's default kept; factor {} (the plan's choice): ", *d.unconfirmed)
           : "",
-      s->ratio_speedup, stats::ratio_estimate_label(s->ratio_test), s->speedup_interval.lower,
+      s->ratio_speedup, stats::ratio_estimate_label(*s), s->speedup_interval.lower,
       s->speedup_interval.upper, stats::percent_text(s->confidence), s->median_speedup,
       s->baseline_n, s->candidate_n, stats::verdict_name(s->ratio_verdict), s->ratio_explanation);
 }

@@ -259,10 +259,9 @@ void render_loop(std::string& out, const LoopReport& loop, std::size_t index, st
           "<br/>{} against GCC's default: <strong>{:.3f}</strong> ({}), {}% "
           "interval {:.3f} – {:.3f}, median {:.3f}; verdict: <strong>{}</strong>. {} "
           "From {}.",
-          escape_xml(figures.speedup_subject), s.ratio_speedup,
-          stats::ratio_estimate_label(s.ratio_test), stats::percent_text(s.confidence),
-          s.speedup_interval.lower, s.speedup_interval.upper, s.median_speedup,
-          stats::verdict_name(s.ratio_verdict), escape_xml(s.ratio_explanation),
+          escape_xml(figures.speedup_subject), s.ratio_speedup, stats::ratio_estimate_label(s),
+          stats::percent_text(s.confidence), s.speedup_interval.lower, s.speedup_interval.upper,
+          s.median_speedup, stats::verdict_name(s.ratio_verdict), escape_xml(s.ratio_explanation),
           escape_xml(figures.speedup_source));
     } else {
       out += fmt::format("<br/>No speedup against GCC's default: {}.",

@@ -53,7 +53,7 @@ void render_loop(std::string& out, const LoopReport& loop, std::size_t index, st
     out += fmt::format(
         "  {} vs GCC's default: {:.3f} ({}), {}% interval [{:.3f}, {:.3f}], "
         "median {:.3f}: {}\n",
-        figures.speedup_subject, s.ratio_speedup, stats::ratio_estimate_label(s.ratio_test),
+        figures.speedup_subject, s.ratio_speedup, stats::ratio_estimate_label(s),
         stats::percent_text(s.confidence), s.speedup_interval.lower, s.speedup_interval.upper,
         s.median_speedup, stats::verdict_name(s.ratio_verdict));
     out += fmt::format("    {}\n    From {}.\n", s.ratio_explanation, figures.speedup_source);

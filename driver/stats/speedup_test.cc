@@ -150,8 +150,11 @@ std::optional<RatioTest> parse_ratio_test(const std::string& name) {
   return found->second;
 }
 
-const char* ratio_estimate_label(RatioTest test) {
-  return test == RatioTest::paired_trimmed ? "trimmed mean of pair ratios" : "geometric mean";
+std::string ratio_estimate_label(const SpeedupTestResult& result) {
+  if (result.ratio_test != RatioTest::paired_trimmed) return "geometric mean";
+  if (result.layouts >= 2)
+    return fmt::format("mean over {} layouts of trimmed pair ratios", result.layouts);
+  return "trimmed mean of pair ratios";
 }
 
 const char* verdict_name(Verdict verdict) {

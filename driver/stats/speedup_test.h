@@ -35,8 +35,6 @@ const std::map<std::string, RatioTest>& ratio_test_names();
 const char* ratio_test_name(RatioTest test);
 // The test of that name; std::nullopt for any other text.
 std::optional<RatioTest> parse_ratio_test(const std::string& name);
-// What the speedup estimate is, for displays: "geometric mean", "trimmed mean of pair ratios".
-const char* ratio_estimate_label(RatioTest test);
 
 // The share of each tail the paired trimmed test cuts.
 inline constexpr double kPairTrim = 0.2;
@@ -91,6 +89,10 @@ struct SpeedupTestResult {
   Verdict ratio_verdict = Verdict::no_difference;
   std::string ratio_explanation;
 };
+
+// What a result's speedup estimate is, for displays: "geometric mean", "trimmed mean of pair
+// ratios", "mean over 8 layouts of trimmed pair ratios".
+std::string ratio_estimate_label(const SpeedupTestResult& result);
 
 // Runs the protocol: normality check when n < 30 (Shapiro–Wilk at level 1 - confidence), Welch
 // test at `confidence` (0 < confidence < 1), interval of the difference, median speedup; and

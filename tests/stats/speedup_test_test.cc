@@ -227,6 +227,8 @@ TEST(SpeedupTest, PairedTrimmedOverLayoutsMatchesR) {
   EXPECT_NEAR(r.speedup_interval.upper, 1.12048748518497, 1e-12);
   const SpeedupTestResult pooled = speedup_test(q1, q2, 0.95, RatioTest::paired_trimmed);
   EXPECT_EQ(pooled.layouts, 0u);
+  EXPECT_EQ(ratio_estimate_label(r), "mean over 3 layouts of trimmed pair ratios");
+  EXPECT_EQ(ratio_estimate_label(pooled), "trimmed mean of pair ratios");
   EXPECT_GT(pooled.speedup_interval.lower, r.speedup_interval.lower);
   // One layout for every pair is no clustering at all.
   const SpeedupTestResult one =
