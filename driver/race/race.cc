@@ -732,7 +732,7 @@ void Racer::confirm(LoopRace& r, plans::Decision& decision) {
 void Racer::take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy) {
   RaceProgress p;
   p.loop_label = r.label;
-  if (!confirmation_seeds().empty()) build_confirmation_layouts(r);
+  build_confirmation_layouts(r);
   for (unsigned look = 0; look < policy.confirmation.looks; ++look) {
     const std::size_t have = r.confirm_chosen.size();
     const std::size_t wanted = plans::pairs_after_look(policy.confirmation, look);
@@ -810,6 +810,7 @@ std::pair<std::optional<double>, int> Racer::take_confirmation(LoopRace& r, std:
 bool Racer::build_confirmation_layouts(LoopRace& r) {
   if (!r.confirm_seeds.empty()) return true;
   const std::vector<std::optional<std::uint64_t>> seeds = confirmation_seeds();
+  if (seeds.empty()) return false;
   const std::vector<int> factors = {r.groups.representatives[r.baseline_version],
                                     r.groups.representatives[r.chosen_version]};
   RaceProgress p;

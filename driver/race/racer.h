@@ -150,8 +150,9 @@ class Racer {
   void check_stored_groups(const LoopRace& r, bool has_stored_runs) const;
   void store_variants(LoopRace& r, std::map<int, std::vector<store::VariantRow>>& rows);
   void load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stored_runs);
-  // Builds factor 0's and the chosen factor's code at the confirmation's own layouts; false
-  // (with a note) when one does not build, and the race's builds serve.
+  // Builds factor 0's and the chosen factor's code at the confirmation's own layouts, once;
+  // false when it has none (confirmation_seeds) or one does not build (with a note): the
+  // race's builds serve.
   bool build_confirmation_layouts(LoopRace& r);
   std::vector<int> tested_layouts(const LoopRace& r) const;
   // Runs the loop's own build of `version` once: judged, stored; nullopt disqualifies it. The

@@ -50,18 +50,14 @@ bool trusted(const std::vector<double>& values, const std::optional<ShapiroWilk>
 
 // The test and the estimate of the ratio, in the words of the verdict's sentence.
 std::string ratio_method_words(const SpeedupTestResult& r) {
-  if (r.ratio_test == RatioTest::paired_trimmed && r.layouts >= 2)
-    return fmt::format(
-        "(t-test over {} code layouts of their pairs' trimmed log ratios): speedup {:.3f}x "
-        "(mean over layouts of 20% trimmed means of pair ratios)",
-        r.layouts, r.ratio_speedup);
+  std::string test = "Welch test on log times";
   if (r.ratio_test == RatioTest::paired_trimmed)
-    return fmt::format(
-        "(trimmed t-test on paired log ratios): speedup {:.3f}x (20% trimmed mean of pair "
-        "ratios)",
-        r.ratio_speedup);
-  return fmt::format("(Welch test on log times): speedup {:.3f}x (geometric means)",
-                     r.ratio_speedup);
+    test = r.layouts >= 2 ? fmt::format(
+                                "t-test over {} code layouts of their pairs' trimmed "
+                                "log ratios",
+                                r.layouts)
+                          : "trimmed t-test on paired log ratios";
+  return fmt::format("({}): speedup {:.3f}x ({})", test, r.ratio_speedup, ratio_estimate_label(r));
 }
 
 // The verdict of the printed interval of the ratio, in words.
@@ -134,14 +130,16 @@ void set_ratio(SpeedupTestResult& r, const std::vector<double>& baseline,
 
 }  // namespace
 
-const char* ratio_test_name(RatioTest test) {
-  return test == RatioTest::paired_trimmed ? "paired-trimmed" : "welch";
-}
-
 const std::map<std::string, RatioTest>& ratio_test_names() {
   static const std::map<std::string, RatioTest> names = {
       {"welch", RatioTest::welch_log}, {"paired-trimmed", RatioTest::paired_trimmed}};
   return names;
+}
+
+const char* ratio_test_name(RatioTest test) {
+  for (const auto& [name, value] : ratio_test_names())
+    if (value == test) return name.c_str();
+  return "welch";
 }
 
 std::optional<RatioTest> parse_ratio_test(const std::string& name) {
