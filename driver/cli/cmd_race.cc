@@ -414,7 +414,7 @@ void add_run_options(CLI::App* cmd, race::RaceOptions* options, CLI::Option* tog
   cmd->add_option("--pin", options->pin_cpu, "Pin every run to this CPU");
   add_observation_option(cmd, &options->observation);
   cmd->add_option("--layouts", options->layouts,
-                  "Builds per factor, each with its own random function padding, taken in turn "
+                  "Builds per code, each with its own random function padding, taken in turn "
                   "by the rounds, so that no code layout decides (1: the build as it comes; "
                   "every run also pads its environment by a random size; --together: 1)")
       ->capture_default_str()

@@ -406,7 +406,7 @@ std::vector<int> Racer::raced_factors() const {
   return factors;
 }
 
-// Layout randomization: one build per factor and layout seed; round r runs layout r mod K.
+// Layout randomization: one build per code and layout seed; round r runs layout r mod K.
 std::vector<std::optional<std::uint64_t>> Racer::layout_seeds() const {
   const unsigned layouts = options_.together ? 1 : std::max(1u, options_.layouts);
   std::vector<std::optional<std::uint64_t>> seeds(layouts, std::nullopt);

@@ -17,30 +17,27 @@ bool compiled(const VariantBuild& b, const std::string& loop_id) {
 }  // namespace
 
 std::vector<VariantBuild> VariantBuilder::run_builds(
-    const VariantRequest& r, LoopVariants& out, std::vector<build::BuildResult>& results) const {
+    const VariantRequest& r, const std::vector<std::pair<int, unsigned>>& wanted, LoopVariants& out,
+    std::vector<build::BuildResult>& results) const {
   const build::LoopRow& loop = r.loop;
-  const unsigned layouts = static_cast<unsigned>(r.layout_seeds.size());
   std::vector<VariantBuild> builds;
   std::vector<build::BuildJob> jobs;
-  for (int f : r.factors) {
-    for (unsigned j = 0; j < layouts; ++j) {
-      VariantBuild b{
-          f, j, build::variant_dir(ws_.workdir, loop.id, f, r.layout_seeds[j]), {}, false};
-      b.verify = b.dir.string() + ".verify.jsonl";
-      std::filesystem::remove(b.verify);
-      build::VariantSpec spec;
-      spec.unroll = applied_;  // the loops decided in earlier nest passes
-      spec.unroll.emplace_back(loop.id, f);
-      spec.instrument = {r.observed};
-      spec.verify = b.verify;  // the verify pass only observes: the code stays the same
-      spec.layout_seed = r.layout_seeds[j];
-      // Incremental: only the loop's translation unit is compiled again, so the padding moves
-      // the loop's own functions, the ones that matter, and the build stays cheap.
-      b.incremental = build::prepare_incremental(b.dir, baseline_dir_, {loop.id});
-      if (!b.incremental) build::prepare_fresh(b.dir);
-      jobs.push_back(build_job(ws_, spec, b.dir, fmt::format("factor {} of loop {}", f, r.label)));
-      builds.push_back(std::move(b));
-    }
+  for (auto [f, j] : wanted) {
+    VariantBuild b{f, j, build::variant_dir(ws_.workdir, loop.id, f, r.layout_seeds[j]), {}, false};
+    b.verify = b.dir.string() + ".verify.jsonl";
+    std::filesystem::remove(b.verify);
+    build::VariantSpec spec;
+    spec.unroll = applied_;  // the loops decided in earlier nest passes
+    spec.unroll.emplace_back(loop.id, f);
+    spec.instrument = {r.observed};
+    spec.verify = b.verify;  // the verify pass only observes: the code stays the same
+    spec.layout_seed = r.layout_seeds[j];
+    // Incremental: only the loop's translation unit is compiled again, so the padding moves
+    // the loop's own functions, the ones that matter, and the build stays cheap.
+    b.incremental = build::prepare_incremental(b.dir, baseline_dir_, {loop.id});
+    if (!b.incremental) build::prepare_fresh(b.dir);
+    jobs.push_back(build_job(ws_, spec, b.dir, fmt::format("factor {} of loop {}", f, r.label)));
+    builds.push_back(std::move(b));
   }
   results = ws_.executor->build(jobs, ws_.jobs);
   // A build that did not compile the loop's source with the variant's settings left no verify
@@ -68,17 +65,16 @@ std::vector<VariantBuild> VariantBuilder::run_builds(
   return builds;
 }
 
-LoopVariants VariantBuilder::build(const VariantRequest& r) const {
+std::map<int, std::string> VariantBuilder::record_builds(
+    const VariantRequest& r, const std::vector<std::pair<int, unsigned>>& wanted,
+    LoopVariants& out) const {
   const build::LoopRow& loop = r.loop;
-  const std::vector<int>& factors = r.factors;
-  LoopVariants out;
   std::vector<build::BuildResult> results;
-  const std::vector<VariantBuild> builds = run_builds(r, out, results);
-  // Code identity and verified factor of every factor (over all its layout builds).
-  std::map<int, std::string> keys;
-  std::map<int, std::vector<store::VariantRow>>& rows = out.rows;
+  const std::vector<VariantBuild> builds = run_builds(r, wanted, out, results);
+  std::map<int, std::string> digests;
   for (std::size_t i = 0; i < builds.size(); ++i) {
     const VariantBuild& b = builds[i];
+    const std::string at = b.layout == 0 ? "" : fmt::format(" at layout {}", b.layout);
     store::VariantRow v;
     v.loop_id = loop.id;
     v.factor = b.factor;
@@ -89,8 +85,9 @@ LoopVariants VariantBuilder::build(const VariantRequest& r) const {
                     results[i].failure_message());
       }
       v.build_log = results[i].output_tail;
-      out.failures[b.factor] = "build failed: " + run::last_lines(results[i].output_tail, 3);
-      rows[b.factor].push_back(std::move(v));
+      out.failures[b.factor] =
+          "build failed" + at + ": " + run::last_lines(results[i].output_tail, 3);
+      out.rows[b.factor].push_back(std::move(v));
       continue;
     }
     const auto verify = build::read_verify_file(b.verify);
@@ -101,30 +98,63 @@ LoopVariants VariantBuilder::build(const VariantRequest& r) const {
           "of it in {}): the build command must recompile {} with $LOOPRACE_CC every time",
           b.verify.string(), loop.file);
       if (b.factor == 0) throw Error("the baseline variant (factor 0): " + why);
-      out.failures[b.factor] = why;
+      out.failures[b.factor] = why + at;
     } else {
       build::CodeIdentity code = build::code_identity(b.dir);
       if (code.empty()) {
-        out.failures[b.factor] = fmt::format("no ELF program in {}", b.dir.string());
+        out.failures[b.factor] = fmt::format("no ELF program in {}{}", b.dir.string(), at);
       } else {
         v.built = true;
         v.code_hash = code.digest;
-        keys[b.factor] += code.digest + ";";
+        digests[b.factor] = code.digest;
       }
       if (record->second.applied >= 0) v.applied = record->second.applied;  // -1: not in RTL
       v.how = record->second.how;
     }
-    rows[b.factor].push_back(std::move(v));
+    out.rows[b.factor].push_back(std::move(v));
   }
-  std::vector<std::string> key_list;
+  return digests;
+}
+
+VariantGroups VariantBuilder::groups_of(const std::vector<int>& factors,
+                                        const std::map<int, std::string>& digests,
+                                        const std::map<int, std::string>& failures) const {
+  std::vector<std::string> keys;
   for (int f : factors) {
-    if (out.failures.count(f)) {
-      key_list.emplace_back();
-    } else {
-      key_list.push_back(keep_duplicates_ ? fmt::format("{}factor {}", keys[f], f) : keys[f]);
-    }
+    auto digest = digests.find(f);
+    if (failures.count(f) || digest == digests.end())
+      keys.emplace_back();
+    else
+      keys.push_back(keep_duplicates_ ? fmt::format("{}factor {}", digest->second, f)
+                                      : digest->second);
   }
-  out.groups = group_variants(factors, key_list);
+  return group_variants(factors, keys);
+}
+
+LoopVariants VariantBuilder::build(const VariantRequest& r) const {
+  LoopVariants out;
+  // Every factor at the first layout: which factors share code.
+  std::vector<std::pair<int, unsigned>> first;
+  for (int f : r.factors) first.emplace_back(f, 0u);
+  const std::map<int, std::string> digests = record_builds(r, first, out);
+  out.groups = groups_of(r.factors, digests, out.failures);
+  // The other layouts for one factor of each code only: the padding depends on the seed and
+  // the functions' names, so factors with equal code at one layout have it at every layout.
+  std::vector<std::pair<int, unsigned>> rest;
+  for (int f : out.groups.representatives)
+    for (unsigned j = 1; j < r.layout_seeds.size(); ++j) rest.emplace_back(f, j);
+  if (rest.empty()) return out;
+  const std::map<int, std::string> before = out.failures;
+  record_builds(r, rest, out);
+  if (out.failures == before) return out;
+  // A code that failed at another layout cannot be raced: its whole group goes.
+  for (int f : r.factors) {
+    const int representative = out.groups.group_of[static_cast<std::size_t>(f)];
+    if (representative < 0 || representative == f || !out.failures.count(representative)) continue;
+    out.failures[f] =
+        fmt::format("same code as factor {} ({})", representative, out.failures.at(representative));
+  }
+  out.groups = groups_of(r.factors, digests, out.failures);
   return out;
 }
 

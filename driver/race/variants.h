@@ -1,7 +1,8 @@
-// Variant building for one loop's race: every factor (and layout) built with the loop (or the
-// loop observing it) instrumented and verified, rebuilt from scratch where an incremental build did
-// not recompile the loop, then identified by code so that byte-identical factors race once. Knows
-// builds and code identity, nothing of the store, the plans or the runs.
+// Variant building for one loop's race: every factor built with the loop (or the loop
+// observing it) instrumented and verified, rebuilt from scratch where an incremental build did
+// not recompile the loop, then identified by code so that byte-identical factors race once; the
+// race's other layouts are built for one factor of each code. Knows builds and code identity,
+// nothing of the store, the plans or the runs.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "build/builder.h"
@@ -56,15 +58,26 @@ class VariantBuilder {
         applied_(applied),
         keep_duplicates_(keep_duplicates) {}
 
-  // Builds every factor and layout of the request; throws when factor 0 does not build or
-  // does not compile the loop.
+  // Builds every factor at the first layout, groups the factors by code, and the other layouts
+  // for one factor of each group; throws when factor 0 does not build or does not compile the
+  // loop.
   LoopVariants build(const VariantRequest& request) const;
 
  private:
-  // Every factor and layout built, again from scratch where an incremental build did not
+  // The wanted (factor, layout) builds, again from scratch where an incremental build did not
   // recompile the loop's source; `results` in the order of the returned builds.
-  std::vector<VariantBuild> run_builds(const VariantRequest& request, LoopVariants& out,
+  std::vector<VariantBuild> run_builds(const VariantRequest& request,
+                                       const std::vector<std::pair<int, unsigned>>& wanted,
+                                       LoopVariants& out,
                                        std::vector<build::BuildResult>& results) const;
+  // Runs the wanted builds into out (rows, failures); the code digest of each factor built.
+  std::map<int, std::string> record_builds(const VariantRequest& request,
+                                           const std::vector<std::pair<int, unsigned>>& wanted,
+                                           LoopVariants& out) const;
+  // The factors grouped by digest, the failed ones left out (apart under --keep-duplicates).
+  VariantGroups groups_of(const std::vector<int>& factors,
+                          const std::map<int, std::string>& digests,
+                          const std::map<int, std::string>& failures) const;
   const Workspace& ws_;
   const std::filesystem::path& baseline_dir_;
   const AppliedFactors& applied_;

@@ -55,6 +55,16 @@ class ScriptedExecutor : public ProcessExecutor {
   LayoutScript layout_script;
   // Environment paddings of the variants' and the whole-program check's runs (0: none).
   mutable std::multiset<std::uint64_t> variant_paddings, check_paddings;
+  // When set, the builds into the directories it names fail (exit status 1).
+  std::function<bool(const std::filesystem::path& dir)> failing_build;
+
+  std::vector<build::BuildResult> build(const std::vector<build::BuildJob>& jobs,
+                                        unsigned parallel) const override {
+    std::vector<build::BuildResult> results = ProcessExecutor::build(jobs, parallel);
+    for (build::BuildResult& result : results)
+      if (failing_build && failing_build(result.dir)) result.process.exit_status = 1;
+    return results;
+  }
 
   run::RunResult run(const run::RunSpec& spec) const override {
     run::RunResult result = ProcessExecutor::run(spec);
@@ -183,6 +193,7 @@ class RaceEngine : public ::testing::Test {
       double baseline_wall = 0) {
     executor_ = std::make_shared<ScriptedExecutor>(script);
     executor_->layout_script = layout_script_;
+    executor_->failing_build = failing_build_;
     executor_->program_script = std::move(program_script);
     executor_->baseline_wall = baseline_wall;
     executor_->flags_seconds = executor_flags_seconds_;
@@ -219,8 +230,9 @@ class RaceEngine : public ::testing::Test {
   ScratchDir dir_;
   RaceOptions options_;
   std::shared_ptr<ScriptedExecutor> executor_;
-  double executor_flags_seconds_ = 1.0;     // CPU seconds of the --try-flags build's runs
-  LayoutScript layout_script_;              // given to the executor when set
+  double executor_flags_seconds_ = 1.0;  // CPU seconds of the --try-flags build's runs
+  LayoutScript layout_script_;           // given to the executor when set
+  std::function<bool(const std::filesystem::path&)> failing_build_;  // given to the executor
   std::vector<std::string> announcements_;  // the races' cost, said up front
   std::string phase_;                       // of the latest progress report
   // Whether the latest progress report is of the confirmation runs (any of their looks).
@@ -479,6 +491,65 @@ TEST_F(RaceEngine, AGainOnlyTheRacesLayoutsShowIsNotWritten) {
   options_.workdir = other / "work";
   options_.confirm_layouts = 0;
   EXPECT_EQ(race(script).loops[0].decision.chosen, 16);
+}
+
+// Only the first layout is built for every factor: the race's other layouts are built for one
+// factor of each code (factors GCC unrolls alike share code at every layout), and every code
+// still races at all of them.
+TEST_F(RaceEngine, OtherLayoutsAreBuiltForOneFactorOfEachCode) {
+  std::map<std::uint64_t, std::set<int>> raced;  // layout seed -> factors run at it
+  layout_script_ = [&](int factor, std::uint64_t layout, std::size_t) -> std::optional<double> {
+    raced[layout].insert(factor);
+    return factor == 4 ? 0.9 * kCycles : kCycles;
+  };
+  RaceSummary summary = race([](int, std::size_t) { return kCycles; });
+  const std::string loop = summary.loops.at(0).loop.id;
+  std::map<std::uint64_t, std::set<int>> factors_by_seed;
+  static const std::regex variant(R"(f(\d+)-l(\d+))");
+  for (const auto& entry : std::filesystem::directory_iterator(options_.workdir / loop)) {
+    std::smatch m;
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory() && std::regex_match(name, m, variant))
+      factors_by_seed[std::stoull(m[2])].insert(std::stoi(m[1]));
+  }
+  const std::set<int> first = factors_by_seed.at(detail::mix(1, 1));
+  EXPECT_EQ(first.size(), 17u);
+  std::map<int, std::string> code;  // factor -> code at the first layout
+  for (const store::VariantRow& v : store::Store::open(options_.store, false).variants(1, loop))
+    if (v.layout == 0) code[v.factor] = v.code_hash;
+  ASSERT_EQ(code.size(), 17u);  // the store's first program is the race's
+  for (std::uint64_t j = 2; j <= options_.layouts; ++j) {
+    const std::set<int>& other = factors_by_seed.at(detail::mix(1, j));
+    EXPECT_LT(other.size(), first.size());  // runtime unrolling makes powers of two only
+    std::set<std::string> codes;
+    for (int f : other) codes.insert(code.at(f));
+    EXPECT_EQ(codes.size(), other.size()) << "two factors of one code built at layout " << j;
+    for (const auto& [f, digest] : code) EXPECT_TRUE(codes.count(digest)) << "factor " << f;
+  }
+  for (std::uint64_t j = 1; j <= options_.layouts; ++j)
+    EXPECT_TRUE(raced[detail::mix(1, j)].count(4)) << "layout " << j;
+  EXPECT_EQ(summary.loops[0].decision.chosen, 4);
+}
+
+// A code whose build fails at one of the race's other layouts is not raced, with every factor
+// of its code, and the summary says why.
+TEST_F(RaceEngine, ACodeThatFailsToBuildAtAnotherLayoutIsNotRaced) {
+  const std::string second_layout = fmt::format("f8-l{}", detail::mix(1, 2));
+  failing_build_ = [&](const std::filesystem::path& dir) {
+    return dir.filename() == second_layout;
+  };
+  RaceSummary summary = race([](int factor, std::size_t) {
+    if (factor >= 8 && factor < 16) return 0.8 * kCycles;  // factor 8's code
+    return factor == 4 ? 0.9 * kCycles : kCycles;
+  });
+  const LoopOutcome& loop = summary.loops.at(0);
+  EXPECT_EQ(loop.decision.chosen, 4);
+  std::string notes = fmt::format("{}", fmt::join(loop.notes, "\n"));
+  EXPECT_NE(notes.find("factor 8 not raced: build failed at layout 1"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("factor 9 not raced: same code as factor 8 (build failed at layout 1"),
+            std::string::npos)
+      << notes;
+  EXPECT_FALSE(std::count(loop.decision.winners.begin(), loop.decision.winners.end(), 9));
 }
 
 // Under a --budget the race has spent, the confirmation takes its first look only and says
