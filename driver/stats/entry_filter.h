@@ -5,16 +5,19 @@
 // preemption outweigh fifty thousand 130-cycle entries.
 //
 // The rule (docs/formats.md, "Observations"):
-//   1. A run needs at least kMinEntries entries: with fewer, the run's own median says nothing
-//      of a typical entry, and the caller falls back to judging the whole run (nullopt).
-//   2. The median entry lies in histogram bucket m (octave buckets: [2^m, 2^(m+1)) cycles).
-//      An entry in bucket m + kCapOctaves or above, at least 2x and up to 4x the median entry
-//      and usually far more, is disturbed.
-//   3. Disturbances hit a small share of entries; when more than kMaxDisturbedShare of the
-//      entries lie that high, those long entries are the loop's own work (data-dependent trip
-//      counts), not disturbances, and the run is not filtered (nullopt).
-//   4. Otherwise the filtered cycles are the kept entries' mean times the run's entry count:
-//      each disturbed entry counts as a typical one, so runs stay comparable whatever number of
+//   1. A run needs at least kMinEntries entries: with fewer, the run's entries say nothing of a
+//      typical one, and the caller falls back to judging the whole run (nullopt).
+//   2. Disturbances are few per run (a preemption or two, the timer interrupts landing in the
+//      loop): at most k = max(kLeastAllowance, kMaxDisturbedShare x entries) entries are taken
+//      for disturbed. The median entry lies in histogram bucket m (octave buckets:
+//      [2^m, 2^(m+1)) cycles); an entry in bucket m + kCapOctaves or above, at least 2x and up
+//      to 4x the median entry and usually far more, is disturbed.
+//   3. When more than k entries lie that high, they are the loop's own long entries
+//      (data-dependent trip counts: a quarter of them 8x longer), and the (k+1)-th longest entry
+//      is the loop's own work: the cap moves to kCapOctaves above its bucket, which keeps those
+//      entries and still cuts a preemption inside one of them.
+//   4. The filtered cycles are the kept entries' mean times the run's entry count: each
+//      disturbed entry counts as a typical one, so runs stay comparable whatever number of
 //      entries was disturbed.
 #pragma once
 
@@ -51,9 +54,10 @@ struct FilteredCycles {
 inline constexpr std::uint64_t kMinEntries = 32;
 inline constexpr int kCapOctaves = 2;
 inline constexpr double kMaxDisturbedShare = 0.01;
+inline constexpr std::uint64_t kLeastAllowance = 5;
 
 // The filtered cycles of one run from its histogram (buckets in increasing order); nullopt when
-// the rule cannot tell disturbances from the loop's own work (steps 1 and 3).
+// the run has too few entries to tell disturbances from the loop's own work (step 1).
 std::optional<FilteredCycles> filter_entries(const std::vector<EntryBucket>& histogram);
 
 }  // namespace looprace::stats

@@ -58,12 +58,42 @@ TEST(EntryFilter, TooFewEntriesFallBackToTheRun) {
 TEST(EntryFilter, ALoopsOwnLongEntriesAreNotCut) {
   // A data-dependent loop: 5 % of its entries run 100x longer in every run. That is its work.
   std::vector<EntryBucket> h = {{64, 950, 950 * 100}, {8192, 50, 50 * 10'000}};
-  EXPECT_FALSE(filter_entries(h));
+  auto own = filter_entries(h);
+  ASSERT_TRUE(own);
+  EXPECT_EQ(own->disturbed, 0u);
+  EXPECT_DOUBLE_EQ(own->cycles, 950.0 * 100 + 50 * 10'000);
   // At 1 % or fewer such entries are taken for disturbances.
   h[1] = {8192, 9, 9 * 10'000};
   auto result = filter_entries(h);
   ASSERT_TRUE(result);
   EXPECT_EQ(result->disturbed, 9u);
+}
+
+TEST(EntryFilter, APreemptionInsideALoopsOwnLongEntryIsCut) {
+  // gsm's short_term.c:205 in one run: 450 entries of about 300 cycles, 150 of about 2,400 (its
+  // own, every run), and one entry preempted for 2.4 M cycles.
+  std::vector<EntryBucket> h = {
+      {256, 450, 450 * 300}, {2048, 149, 149 * 2400}, {2097152, 1, 2'400'000}};
+  auto result = filter_entries(h);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->disturbed, 1u);
+  EXPECT_EQ(result->cap_cycles, 8192u);
+  EXPECT_DOUBLE_EQ(result->cycles, (450.0 * 300 + 149 * 2400) / 599 * 600);
+}
+
+TEST(EntryFilter, AFewEntryRunTakesOutAPreemptionAndTheInterrupts) {
+  // gsm's lpc.c:48 in one run: 150 entries of about 1,000 cycles, one preempted (about 520 k
+  // cycles) and two hit by timer interrupts (about 8 k): three disturbed entries, more than
+  // 1 % of 150, fewer than the least allowance.
+  auto result = filter_entries(histogram(147, 1000, {520'000, 8000, 9000}));
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->disturbed, 3u);
+  EXPECT_DOUBLE_EQ(result->cycles, 150.0 * 1000);
+  // More long entries than the allowance are the loop's own: nothing is taken out.
+  std::vector<std::uint64_t> many(kLeastAllowance + 1, 9000);
+  auto crowded = filter_entries(histogram(150, 1000, many));
+  ASSERT_TRUE(crowded);
+  EXPECT_EQ(crowded->disturbed, 0u);
 }
 
 TEST(EntryFilter, TheCapIsTwoOctavesAboveTheMedianEntry) {
