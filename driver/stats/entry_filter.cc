@@ -41,6 +41,7 @@ std::uint64_t entries_from(const std::vector<EntryBucket>& histogram, std::uint6
   return count;
 }
 
+// The disturbed entries' least cycles: kCapOctaves above the bucket of `floor`.
 std::uint64_t cap_above(std::uint64_t floor) { return (floor == 0 ? 1 : floor) << kCapOctaves; }
 
 }  // namespace
