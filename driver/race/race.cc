@@ -199,13 +199,53 @@ std::vector<build::LoopRow> Racer::choose_loops() {
   return chosen;
 }
 
+// A loop the last pass kept at GCC's default while a factor other than 0 tied with it: the
+// plan's choice its confirmation did not show faster, else its largest tied factor. Either may
+// unroll a short loop completely and leave the loop around it innermost: a near-zero gain of
+// its own must not hide the outer loop's.
+AppliedFactors Racer::tied_openers(std::span<const LoopOutcome> outcomes) const {
+  AppliedFactors tied;
+  // Their loop's confirmation needs GCC's default built apart: at layouts of its own.
+  if (confirmation_seeds().empty() || options_.confirm == 0) return tied;
+  for (const auto& o : outcomes) {
+    const auto& winners = o.decision.winners;
+    if (o.decision.chosen != 0 || winners.empty()) continue;
+    if (const int factor = o.decision.unconfirmed.value_or(std::ranges::max(winners)); factor != 0)
+      tied.emplace_back(o.loop.id, factor);
+  }
+  return tied;
+}
+
+// The tied changes whose enclosing loop `choice` races: that loop's openers (openers_).
+AppliedFactors Racer::assign_openers(const HotChoice& choice, const AppliedFactors& tied,
+                                     const build::LoopTable& table) {
+  const std::map<std::string, store::LoopPlace> places = loop_places(table);
+  AppliedFactors kept;
+  for (const auto& [id, factor] : tied) {
+    auto place = places.find(id);
+    if (place == places.end()) continue;
+    const std::optional<std::string> outer = store::enclosing_loop(place->second, places);
+    if (!outer || std::none_of(choice.chosen.begin(), choice.chosen.end(),
+                               [&](const auto& h) { return h.id == *outer; }))
+      continue;
+    openers_[*outer].emplace_back(id, factor);
+    kept.emplace_back(id, factor);
+  }
+  return kept;
+}
+
 std::vector<build::LoopRow> Racer::nest_pass_loops(const std::vector<LoopOutcome>& outcomes,
                                                    std::size_t last_pass, unsigned pass) {
-  const AppliedFactors decided = profile_changes(std::span(outcomes).subspan(last_pass));
-  if (decided.empty()) return {};
+  const auto last = std::span(outcomes).subspan(last_pass);
+  const AppliedFactors decided = profile_changes(last);
+  const AppliedFactors tied = tied_openers(last);
+  if (decided.empty() && tied.empty()) return {};
   applied_.insert(applied_.end(), decided.begin(), decided.end());
   const Baseline earlier = std::move(baseline_);
-  baseline_ = build_baseline(ws_, applied_, fmt::format("baseline-pass-{}", pass));
+  const std::string name = fmt::format("baseline-pass-{}", pass);
+  AppliedFactors trial = applied_;
+  trial.insert(trial.end(), tied.begin(), tied.end());
+  baseline_ = build_baseline(ws_, trial, name);
   std::set<std::string> raced;
   for (const auto& o : outcomes) raced.insert(o.loop.id);
   const HotChoice choice = choose_hot(
@@ -217,6 +257,12 @@ std::vector<build::LoopRow> Racer::nest_pass_loops(const std::vector<LoopOutcome
                !why_not_raced(*old, earlier).empty();
       },
       hot_selection());
+  // Only the tied changes inside a chosen loop stay, raced with it until its confirmation says
+  // whether they are written (settle_openers).
+  const AppliedFactors kept = assign_openers(choice, tied, earlier.table);
+  applied_.insert(applied_.end(), kept.begin(), kept.end());
+  if (kept.size() != tied.size() && !choice.chosen.empty())
+    baseline_ = build_baseline(ws_, applied_, name);
   if (choice.chosen.empty()) return {};
   // What the earlier passes' race runs left of --budget (the caps' floor when nothing).
   std::optional<double> left = options_.budget_seconds;
@@ -235,6 +281,51 @@ std::vector<build::LoopRow> Racer::nest_pass_loops(const std::vector<LoopOutcome
   std::vector<build::LoopRow> loops;
   for (const auto& h : choice.chosen) loops.push_back(*build::find_loop(baseline_.table, h.id));
   return loops;
+}
+
+// After a nest pass (its loops from `first`, the pass before from `last_pass`): a loop raced
+// with openers that changes GCC's choice was confirmed with them against GCC's default for all,
+// so their tied factors are written with its choice; otherwise they leave the later passes'
+// builds and stay at factor 0.
+void Racer::settle_openers(std::vector<LoopOutcome>& outcomes, std::size_t last_pass,
+                           std::size_t first) {
+  for (std::size_t i = first; i < outcomes.size(); ++i) {
+    auto openers = openers_.find(outcomes[i].loop.id);
+    if (openers == openers_.end()) continue;
+    LoopOutcome& outer = outcomes[i];
+    std::vector<std::string> joint;
+    for (const auto& [id, factor] : openers->second) {
+      auto inner = std::find_if(outcomes.begin() + static_cast<std::ptrdiff_t>(last_pass),
+                                outcomes.begin() + static_cast<std::ptrdiff_t>(first),
+                                [&](const LoopOutcome& o) { return o.loop.id == id; });
+      const std::string where = fmt::format("{} {}", id, inner->loop.location());
+      if (outer.decision.chosen == 0) {
+        std::erase(applied_, std::pair(id, factor));
+        outer.notes.push_back(fmt::format(
+            "raced with loop {} at factor {}, tied with GCC's default in its own race: both keep "
+            "GCC's default",
+            where, factor));
+        continue;
+      }
+      inner->decision.chosen = factor;
+      inner->decision.unconfirmed.reset();
+      inner->decision.speedup = outer.decision.speedup;
+      inner->joint = outer.loop.id;
+      inner->notes.push_back(fmt::format(
+          "factor {}, tied with GCC's default in this race, written with loop {} {}'s factor {}: "
+          "it leaves that loop innermost, and the two changes were confirmed faster together "
+          "than GCC's default for both (the speedup is of that loop)",
+          factor, outer.loop.id, outer.loop.location(), outer.decision.chosen));
+      outer.notes.push_back(fmt::format(
+          "raced with loop {} at factor {} (tied with GCC's default in its own race) and "
+          "confirmed against GCC's default for both: the speedup is of the two changes together",
+          where, factor));
+      joint.push_back(id);
+      write_profile(*inner);
+    }
+    outer.joint = join(joint);
+    if (!joint.empty()) write_profile(outer);
+  }
 }
 
 // Hotness is measured once per store: a resumed race ranks the loops the same way.
@@ -732,7 +823,12 @@ void Racer::confirm(LoopRace& r, plans::Decision& decision) {
 void Racer::take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy) {
   RaceProgress p;
   p.loop_label = r.label;
-  build_confirmation_layouts(r);
+  if (!build_confirmation_layouts(r) && openers_.count(r.loop.id)) {
+    r.outcome.notes.push_back(
+        "not confirmed: GCC's default without the tied changes raced with this loop did not "
+        "build at the confirmation's layouts");
+    return;
+  }
   for (unsigned look = 0; look < policy.confirmation.looks; ++look) {
     const std::size_t have = r.confirm_chosen.size();
     const std::size_t wanted = plans::pairs_after_look(policy.confirmation, look);
@@ -818,8 +914,7 @@ bool Racer::build_confirmation_layouts(LoopRace& r) {
   p.phase = fmt::format("building factors {} and {} at {} layouts for the confirmation", factors[0],
                         factors[1], seeds.size());
   report(p);
-  LoopVariants built = VariantBuilder(ws_, baseline_.dir, applied_, options_.keep_duplicates)
-                           .build({r.loop, r.observed, r.label, factors, seeds});
+  LoopVariants built = confirmation_builds(r, factors, seeds);
   if (!built.failures.empty()) {
     r.outcome.notes.push_back(fmt::format(
         "the confirmation ran on the race's builds: factor {} did not build at a layout of its "
@@ -829,6 +924,32 @@ bool Racer::build_confirmation_layouts(LoopRace& r) {
   }
   r.confirm_seeds = seeds;
   return true;
+}
+
+// factors[0] (GCC's default) and factors[1] (the choice) at the confirmation's layouts. A loop
+// raced with openers (tied changes inside it) is confirmed against GCC's default for it and
+// for them: its choice is written only with theirs, so the two together must be the faster.
+LoopVariants Racer::confirmation_builds(const LoopRace& r, const std::vector<int>& factors,
+                                        const std::vector<std::optional<std::uint64_t>>& seeds) {
+  auto openers = openers_.find(r.loop.id);
+  if (openers == openers_.end())
+    return VariantBuilder(ws_, baseline_.dir, applied_, options_.keep_duplicates)
+        .build({r.loop, r.observed, r.label, factors, seeds});
+  AppliedFactors without = applied_;
+  for (const auto& change : openers->second) std::erase(without, change);
+  const std::vector<int> base = {factors[0]}, chosen = {factors[1]};
+  LoopVariants built;
+  try {
+    built = VariantBuilder(ws_, baseline_.dir, without, options_.keep_duplicates)
+                .build({r.loop, r.observed, r.label, base, seeds});
+  } catch (const Error& e) {
+    built.failures[factors[0]] = e.what();
+    return built;
+  }
+  LoopVariants other = VariantBuilder(ws_, baseline_.dir, applied_, options_.keep_duplicates)
+                           .build({r.loop, r.observed, r.label, chosen, seeds});
+  built.failures.insert(other.failures.begin(), other.failures.end());
+  return built;
 }
 
 // The pairs' layouts the confirmation's test counts: its own layouts; none (the pairs count as
@@ -960,6 +1081,7 @@ void Racer::write_profile(const LoopOutcome& o, const ProgramCheck* withdrawn) {
     e.evidence.emplace_back("verdict", "needs-more-runs");
   }
   if (d.cap_hit) e.evidence.emplace_back("cap", "hit");
+  if (!o.joint.empty()) e.evidence.emplace_back("joint", o.joint);
   // What factor 0 was for this decision: the plugin warns when the profile meets other flags.
   if (std::string base = o.loop.features.value("base", ""); !base.empty()) {
     e.evidence.emplace_back("base", base);
@@ -1020,8 +1142,10 @@ RaceSummary Racer::run() {
   for (unsigned pass = 2; hot && !options_.together && pass <= options_.nest_passes; ++pass) {
     auto loops = nest_pass_loops(summary.loops, last_pass, pass);
     if (loops.empty()) break;
-    last_pass = summary.loops.size();
+    const std::size_t first = summary.loops.size();
     race_loops(loops, summary.loops);
+    settle_openers(summary.loops, last_pass, first);
+    last_pass = first;
   }
   summary.program_check = check_program(summary.loops);
   summary.flags_trial = flags_trial_;

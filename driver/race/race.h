@@ -117,6 +117,9 @@ struct LoopOutcome {
   std::size_t replayed = 0;        // observations taken from the store (resume)
   std::size_t measured = 0;        // observations taken by running now
   std::vector<std::string> notes;  // disqualified variants, factors not applied as asked
+  // The loops whose changes were confirmed together with this one's (ids, comma-separated): a
+  // factor tied with GCC's default written because it left the loop around it innermost.
+  std::string joint;
 };
 
 // The whole-program check of a profile that changes GCC's choice: CPU time of the plain program

@@ -117,6 +117,12 @@ class Racer {
   // the last pass changed GCC's choice.
   std::vector<build::LoopRow> nest_pass_loops(const std::vector<LoopOutcome>& outcomes,
                                               std::size_t last_pass, unsigned pass);
+  // Openers: loops kept at factor 0 with another factor tied, tried at that factor so that the
+  // loop around them may become innermost.
+  AppliedFactors tied_openers(std::span<const LoopOutcome> outcomes) const;
+  AppliedFactors assign_openers(const HotChoice& choice, const AppliedFactors& tied,
+                                const build::LoopTable& table);
+  void settle_openers(std::vector<LoopOutcome>& outcomes, std::size_t last_pass, std::size_t first);
   // Races `loops` one after the other (or together), writing each decision to the profile.
   void race_loops(const std::vector<build::LoopRow>& loops, std::vector<LoopOutcome>& outcomes);
   // The store's program for these commands and the code the baseline build made: a new one
@@ -154,6 +160,8 @@ class Racer {
   // false when it has none (confirmation_seeds) or one does not build (with a note): the
   // race's builds serve.
   bool build_confirmation_layouts(LoopRace& r);
+  LoopVariants confirmation_builds(const LoopRace& r, const std::vector<int>& factors,
+                                   const std::vector<std::optional<std::uint64_t>>& seeds);
   std::vector<int> tested_layouts(const LoopRace& r) const;
   // Runs the loop's own build of `version` once: judged, stored; nullopt disqualifies it. The
   // build is the race's layout for `round`, or the confirmation's layout `confirm_layout`.
@@ -241,6 +249,8 @@ class Racer {
   double budget_run_seconds_ = 0;        // one run's wall time as --budget counts it
   // Decided factors every later build applies (nest passes): loop id, factor.
   AppliedFactors applied_;
+  // Per loop of a nest pass, the openers raced with it (settle_openers).
+  std::map<std::string, AppliedFactors> openers_;
   std::map<std::string, std::size_t> caps_;  // observation cap per hot loop (--budget)
 };
 

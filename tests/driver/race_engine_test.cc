@@ -55,6 +55,8 @@ class ScriptedExecutor : public ProcessExecutor {
   LayoutScript layout_script;
   // Environment paddings of the variants' and the whole-program check's runs (0: none).
   mutable std::multiset<std::uint64_t> variant_paddings, check_paddings;
+  // When set, the cycles by the raced loop (its id) and factor instead of the script's.
+  std::function<double(const std::string& loop_id, int factor)> loop_script;
   // When set, the builds into the directories it names fail (exit status 1).
   std::function<bool(const std::filesystem::path& dir)> failing_build;
 
@@ -105,8 +107,9 @@ class ScriptedExecutor : public ProcessExecutor {
     if (factor < 0) return result;  // the baseline's and the hotness runs keep their timings
     variant_paddings.insert(spec.layout_seed.value_or(0));
     std::size_t call = calls_[factor]++;
-    std::optional<double> cycles =
-        layout_script ? layout_script(factor, layout_of(spec), call) : script_(factor, call);
+    std::optional<double> cycles = loop_script     ? loop_script(raced_loop_of(spec), factor)
+                                   : layout_script ? layout_script(factor, layout_of(spec), call)
+                                                   : script_(factor, call);
     if (!cycles) {
       result.process.ending = run::Ending::signaled;
       result.process.term_signal = 11;
@@ -134,6 +137,12 @@ class ScriptedExecutor : public ProcessExecutor {
     std::smatch m;
     std::string dir = spec.env.get("LOOPRACE_OUTDIR").value_or("");
     return std::regex_search(dir, m, variant) ? std::stoi(m[1]) : -1;
+  }
+
+  // Variant directories are <workdir>/<raced loop id>/f<factor>...
+  static std::string raced_loop_of(const run::RunSpec& spec) {
+    const std::filesystem::path dir = spec.env.get("LOOPRACE_OUTDIR").value_or("");
+    return dir.parent_path().filename().string();
   }
 
   static std::uint64_t layout_of(const run::RunSpec& spec) {
@@ -194,6 +203,7 @@ class RaceEngine : public ::testing::Test {
     executor_ = std::make_shared<ScriptedExecutor>(script);
     executor_->layout_script = layout_script_;
     executor_->failing_build = failing_build_;
+    executor_->loop_script = loop_script_;
     executor_->program_script = std::move(program_script);
     executor_->baseline_wall = baseline_wall;
     executor_->flags_seconds = executor_flags_seconds_;
@@ -227,11 +237,21 @@ class RaceEngine : public ::testing::Test {
     return {std::stoi(m[1]), m[2]};
   }
 
+  // The cycles of a nest's inner loop's race (the first loop raced) and of its outer loop's.
+  void script_nest(std::function<double(int)> inner, std::function<double(int)> outer) {
+    loop_script_ = [inner, outer, first = std::make_shared<std::string>()](const std::string& loop,
+                                                                           int factor) {
+      if (first->empty()) *first = loop;
+      return loop == *first ? inner(factor) : outer(factor);
+    };
+  }
+
   ScratchDir dir_;
   RaceOptions options_;
   std::shared_ptr<ScriptedExecutor> executor_;
   double executor_flags_seconds_ = 1.0;  // CPU seconds of the --try-flags build's runs
   LayoutScript layout_script_;           // given to the executor when set
+  std::function<double(const std::string&, int)> loop_script_;       // given to the executor
   std::function<bool(const std::filesystem::path&)> failing_build_;  // given to the executor
   std::vector<std::string> announcements_;  // the races' cost, said up front
   std::string phase_;                       // of the latest progress report
@@ -632,6 +652,74 @@ TEST_F(RaceEngine, ANestPassRacesTheLoopMadeInnermostByADecision) {
   EXPECT_TRUE(again.loops[0].decided_earlier);
   EXPECT_TRUE(again.loops[1].decided_earlier);
   EXPECT_EQ(again.loops[1].decision.chosen, outer);
+}
+
+// The factor the verify records of `dir`'s build asked for `loop` (0: none asked).
+int requested_in(const std::filesystem::path& dir, const std::string& loop) {
+  const auto records = build::read_verify_file(dir.string() + ".verify.jsonl");
+  auto record = records.find(loop);
+  return record == records.end() ? 0 : record->second.requested;
+}
+
+// An inner loop whose complete unrolling (factors 8 and up) gains less than epsilon keeps GCC's
+// default in its own race, yet leaves the outer loop innermost: the nest pass races the outer
+// loop with the inner one at the plan's unconfirmed choice, confirms the two changes against
+// GCC's default for both, and writes both; a rerun does the same from the store.
+TEST_F(RaceEngine, ATiedInnerFactorIsWrittenWithTheOuterLoopItLeftInnermost) {
+  options_.build_command = "$LOOPRACE_CC -O2 -o prog \"$LOOPRACE_SRCDIR/src/nest.c\"";
+  options_.confirm = 30;
+  script_nest([](int factor) { return factor >= 8 ? 0.998 * kCycles : kCycles; },
+              [](int factor) { return factor >= 7 ? 0.5 * kCycles : kCycles; });
+  RaceSummary summary = race({});
+  ASSERT_EQ(summary.loops.size(), 2u);
+  const LoopOutcome &inner = summary.loops[0], &outer = summary.loops[1];
+  EXPECT_EQ(outer.loop.depth, 1);
+  EXPECT_GE(outer.decision.chosen, 7);
+  const int tied = inner.decision.chosen;
+  EXPECT_GE(tied, 8);
+  EXPECT_EQ(inner.joint, outer.loop.id);
+  EXPECT_EQ(outer.joint, inner.loop.id);
+  EXPECT_EQ(inner.decision.speedup.source, plans::SpeedupSource::kConfirmation);
+  std::string profile = read_file(options_.profile);
+  EXPECT_TRUE(
+      std::regex_search(profile, std::regex(fmt::format(R"({} .* {} +winners=0,.* joint={})",
+                                                        inner.loop.id, tied, outer.loop.id))))
+      << profile;
+  // The confirmation's factor 0 is GCC's default for both loops; the race's, the inner loop's
+  // tied factor.
+  const std::filesystem::path work = dir_ / "work" / outer.loop.id;
+  EXPECT_EQ(
+      requested_in(work / ("f0-l" + std::to_string(detail::mix(options_.seed, 1))), inner.loop.id),
+      tied);
+  const auto confirm_seed = detail::mix(options_.seed ^ 0x636f6e66ULL, 1);
+  EXPECT_EQ(requested_in(work / ("f0-l" + std::to_string(confirm_seed)), inner.loop.id), 0);
+  EXPECT_EQ(requested_in(work / fmt::format("f{}-l{}", outer.decision.chosen, confirm_seed),
+                         inner.loop.id),
+            tied);
+  EXPECT_EQ(summary.program_check->changes.size(), 2u);
+
+  // A rerun answers both from the store and writes both again.
+  RaceSummary again = race({});
+  ASSERT_EQ(again.loops.size(), 2u);
+  EXPECT_TRUE(again.loops[1].decided_earlier);
+  EXPECT_EQ(again.loops[0].decision.chosen, tied);
+  EXPECT_EQ(again.loops[1].decision.chosen, outer.decision.chosen);
+}
+
+// When the outer loop keeps GCC's default, the tied inner factor raced with it is not written.
+TEST_F(RaceEngine, ATiedInnerFactorStaysAtTheDefaultWhenTheOuterLoopGainsNothing) {
+  options_.build_command = "$LOOPRACE_CC -O2 -o prog \"$LOOPRACE_SRCDIR/src/nest.c\"";
+  script_nest([](int factor) { return factor >= 8 ? 0.998 * kCycles : kCycles; },
+              [](int) { return kCycles; });
+  RaceSummary summary = race({});
+  ASSERT_EQ(summary.loops.size(), 2u);
+  EXPECT_EQ(summary.loops[0].decision.chosen, 0);
+  EXPECT_EQ(summary.loops[1].decision.chosen, 0);
+  EXPECT_TRUE(summary.loops[0].joint.empty());
+  EXPECT_FALSE(summary.program_check);
+  EXPECT_TRUE(std::ranges::any_of(summary.loops[1].notes, [](const std::string& note) {
+    return note.find("both keep GCC's default") != std::string::npos;
+  }));
 }
 
 // Without nest passes the outer loop is never raced: it holds a loop in the loop table.
