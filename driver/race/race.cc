@@ -234,6 +234,30 @@ AppliedFactors Racer::assign_openers(const HotChoice& choice, const AppliedFacto
   return kept;
 }
 
+// The next pass's baseline: the decisions applied, and the tied changes when they build (each
+// built in its own race, so a failure is the pair's; the pass then goes on without them).
+Baseline Racer::nest_pass_baseline(const AppliedFactors& tied, const std::string& name) {
+  if (tied.empty()) return build_baseline(ws_, applied_, name);
+  AppliedFactors trial = applied_;
+  trial.insert(trial.end(), tied.begin(), tied.end());
+  try {
+    return build_baseline(ws_, trial, name);
+  } catch (const Error&) {
+    return build_baseline(ws_, applied_, name);
+  }
+}
+
+// What the earlier passes' race runs left of --budget (the caps' floor when nothing).
+std::optional<double> Racer::budget_left(const std::vector<LoopOutcome>& outcomes) const {
+  std::optional<double> left = options_.budget_seconds;
+  if (!left) return left;
+  std::size_t runs = 0;
+  for (const auto& o : outcomes) {
+    for (const auto& [factor, n] : o.decision.samples) runs += n;
+  }
+  return std::max(0.0, *left - double(runs) * budget_run_seconds_);
+}
+
 std::vector<build::LoopRow> Racer::nest_pass_loops(const std::vector<LoopOutcome>& outcomes,
                                                    std::size_t last_pass, unsigned pass) {
   const auto last = std::span(outcomes).subspan(last_pass);
@@ -243,9 +267,7 @@ std::vector<build::LoopRow> Racer::nest_pass_loops(const std::vector<LoopOutcome
   applied_.insert(applied_.end(), decided.begin(), decided.end());
   const Baseline earlier = std::move(baseline_);
   const std::string name = fmt::format("baseline-pass-{}", pass);
-  AppliedFactors trial = applied_;
-  trial.insert(trial.end(), tied.begin(), tied.end());
-  baseline_ = build_baseline(ws_, trial, name);
+  baseline_ = nest_pass_baseline(tied, name);
   std::set<std::string> raced;
   for (const auto& o : outcomes) raced.insert(o.loop.id);
   const HotChoice choice = choose_hot(
@@ -257,27 +279,17 @@ std::vector<build::LoopRow> Racer::nest_pass_loops(const std::vector<LoopOutcome
                !why_not_raced(*old, earlier).empty();
       },
       hot_selection());
+  if (choice.chosen.empty()) return {};
   // Only the tied changes inside a chosen loop stay, raced with it until its confirmation says
   // whether they are written (settle_openers).
   const AppliedFactors kept = assign_openers(choice, tied, earlier.table);
   applied_.insert(applied_.end(), kept.begin(), kept.end());
-  if (kept.size() != tied.size() && !choice.chosen.empty())
-    baseline_ = build_baseline(ws_, applied_, name);
-  if (choice.chosen.empty()) return {};
-  // What the earlier passes' race runs left of --budget (the caps' floor when nothing).
-  std::optional<double> left = options_.budget_seconds;
-  if (left) {
-    std::size_t runs = 0;
-    for (const auto& o : outcomes) {
-      for (const auto& [factor, n] : o.decision.samples) runs += n;
-    }
-    left = std::max(0.0, *left - double(runs) * budget_run_seconds_);
-  }
+  if (kept.size() != tied.size()) baseline_ = build_baseline(ws_, applied_, name);
   plan_budget(choice,
               fmt::format("loop(s) that are innermost once the loops inside them are unrolled as "
                           "decided (nest pass {})",
                           pass),
-              left);
+              budget_left(outcomes));
   std::vector<build::LoopRow> loops;
   for (const auto& h : choice.chosen) loops.push_back(*build::find_loop(baseline_.table, h.id));
   return loops;

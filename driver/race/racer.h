@@ -120,6 +120,8 @@ class Racer {
   // Openers: loops kept at factor 0 with another factor tied, tried at that factor so that the
   // loop around them may become innermost.
   AppliedFactors tied_openers(std::span<const LoopOutcome> outcomes) const;
+  Baseline nest_pass_baseline(const AppliedFactors& tied, const std::string& name);
+  std::optional<double> budget_left(const std::vector<LoopOutcome>& outcomes) const;
   AppliedFactors assign_openers(const HotChoice& choice, const AppliedFactors& tied,
                                 const build::LoopTable& table);
   void settle_openers(std::vector<LoopOutcome>& outcomes, std::size_t last_pass, std::size_t first);
