@@ -722,6 +722,23 @@ TEST_F(RaceEngine, ATiedInnerFactorStaysAtTheDefaultWhenTheOuterLoopGainsNothing
   }));
 }
 
+// A nest pass whose build with the tied changes fails goes on without them.
+TEST_F(RaceEngine, ANestPassWhoseTiedChangesDoNotBuildGoesOnWithoutThem) {
+  options_.build_command = "$LOOPRACE_CC -O2 -o prog \"$LOOPRACE_SRCDIR/src/nest.c\"";
+  script_nest([](int factor) { return factor >= 8 ? 0.998 * kCycles : kCycles; },
+              [](int factor) { return factor >= 7 ? 0.5 * kCycles : kCycles; });
+  auto first_try = std::make_shared<bool>(true);
+  failing_build_ = [first_try](const std::filesystem::path& dir) {
+    if (dir.filename() != "baseline-pass-2" || !*first_try) return false;
+    *first_try = false;
+    return true;
+  };
+  RaceSummary summary = race({});
+  EXPECT_FALSE(*first_try);
+  ASSERT_EQ(summary.loops.size(), 1u);
+  EXPECT_EQ(summary.loops[0].decision.chosen, 0);
+}
+
 // Without nest passes the outer loop is never raced: it holds a loop in the loop table.
 TEST_F(RaceEngine, NoNestPassWhenOneIsAskedFor) {
   options_.build_command = "$LOOPRACE_CC -O2 -o prog \"$LOOPRACE_SRCDIR/src/nest.c\"";
