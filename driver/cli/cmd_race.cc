@@ -386,10 +386,11 @@ void add_run_options(CLI::App* cmd, race::RaceOptions* options, CLI::Option* tog
       ->transform(one_of(stats::ratio_test_names()))
       ->option_text("paired-trimmed|welch (default paired-trimmed)");
   cmd->add_option("--confirm-layouts", options->confirm_layouts,
-                  "Code layouts of their own the confirmation pairs take in turn (factor 0 and "
-                  "the chosen factor built at fresh paddings; its paired-trimmed test then "
-                  "counts layouts, not pairs, so a gain of the race's few layouts is not taken "
-                  "for the code's); 0 or 1: the race's builds")
+                  "Code layouts of their own the first look's confirmation pairs take in turn "
+                  "(factor 0 and the chosen factor built at fresh paddings; its paired-trimmed "
+                  "test then counts layouts, not pairs, so a gain of the race's few layouts is "
+                  "not taken for the code's); each further look adds as many new layouts as "
+                  "it has; 0 or 1: the race's builds")
       ->capture_default_str()
       ->check(CLI::Range(0u, 32u));
   cmd->add_option("--warmup", options->warmup, "Discarded runs per variant before the race")

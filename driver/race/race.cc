@@ -206,7 +206,7 @@ std::vector<build::LoopRow> Racer::choose_loops() {
 AppliedFactors Racer::tied_openers(std::span<const LoopOutcome> outcomes) const {
   AppliedFactors tied;
   // Their loop's confirmation needs GCC's default built apart: at layouts of its own.
-  if (confirmation_seeds().empty() || options_.confirm == 0) return tied;
+  if (!has_confirmation_layouts() || options_.confirm == 0) return tied;
   for (const auto& o : outcomes) {
     const auto& winners = o.decision.winners;
     if (o.decision.chosen != 0 || winners.empty()) continue;
@@ -409,7 +409,8 @@ void Racer::plan_budget(const HotChoice& choice, const std::string& what,
       "usually stop well before their caps){}{}",
       choice.chosen.size(), what, 100 * choice.covered,
       choice.candidates > 0 ? 100 * choice.covered / choice.candidates : 0.0,
-      choice.chosen.size() * (versions * layout_seeds().size() + 2 * confirmation_seeds().size()),
+      choice.chosen.size() * (versions * layout_seeds().size() +
+                              (has_confirmation_layouts() ? 2 * options_.confirm_layouts : 0)),
       runs, double(runs) * run_seconds, run_seconds,
       budget ? fmt::format("; {:.1f} s of --budget caps them at {} observations", *budget,
                            fmt::join(caps, ", "))
@@ -521,10 +522,15 @@ std::vector<std::optional<std::uint64_t>> Racer::layout_seeds() const {
 
 // The confirmation's own layouts, seeded apart from the race's: none without layout
 // randomization (--layouts 1, --together) or with --confirm-layouts 0 or 1.
-std::vector<std::optional<std::uint64_t>> Racer::confirmation_seeds() const {
-  if (options_.together || options_.layouts < 2 || options_.confirm_layouts < 2) return {};
+bool Racer::has_confirmation_layouts() const {
+  return !options_.together && options_.layouts >= 2 && options_.confirm_layouts >= 2;
+}
+
+// The seeds of the confirmation's layouts `first` to `end` - 1.
+std::vector<std::optional<std::uint64_t>> Racer::confirmation_seeds(std::size_t first,
+                                                                    std::size_t end) const {
   std::vector<std::optional<std::uint64_t>> seeds;
-  for (unsigned j = 0; j < options_.confirm_layouts; ++j)
+  for (std::size_t j = first; j < end; ++j)
     seeds.push_back(mix(options_.seed ^ 0x636f6e66ULL, j + 1));
   return seeds;
 }
@@ -835,12 +841,6 @@ void Racer::confirm(LoopRace& r, plans::Decision& decision) {
 void Racer::take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy) {
   RaceProgress p;
   p.loop_label = r.label;
-  if (!build_confirmation_layouts(r) && openers_.count(r.loop.id)) {
-    r.outcome.notes.push_back(
-        "not confirmed: GCC's default without the tied changes raced with this loop did not "
-        "build at the confirmation's layouts");
-    return;
-  }
   for (unsigned look = 0; look < policy.confirmation.looks; ++look) {
     const std::size_t have = r.confirm_chosen.size();
     const std::size_t wanted = plans::pairs_after_look(policy.confirmation, look);
@@ -850,6 +850,15 @@ void Racer::take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy) 
           "part of --budget",
           have));
       return;
+    }
+    if (!build_confirmation_layouts(r, look)) {
+      if (!r.confirm_seeds.empty()) return;  // judged on the looks it has
+      if (openers_.count(r.loop.id)) {
+        r.outcome.notes.push_back(
+            "not confirmed: GCC's default without the tied changes raced with this loop did "
+            "not build at the confirmation's layouts");
+        return;
+      }
     }
     p.phase = fmt::format("confirming: look {} of up to {}, {} runs each", look + 1,
                           policy.confirmation.looks, wanted);
@@ -908,33 +917,38 @@ std::pair<std::optional<double>, int> Racer::take_confirmation(LoopRace& r, std:
     return {take_alone(r, version, round, store::RunKind::kConfirm),
             static_cast<int>((round - 1) % race_layouts)};
   }
-  const auto layout = static_cast<unsigned>((pair - 1) % r.confirm_seeds.size());
+  const auto layout = static_cast<unsigned>(
+      plans::layout_of_pair(default_policy().confirmation, options_.confirm_layouts, pair));
   return {take_alone(r, version, round, store::RunKind::kConfirm, layout),
           static_cast<int>(race_layouts + layout)};
 }
 
 // Factor 0's and the chosen factor's code at the confirmation's own paddings: layouts the race
 // did not pick its factor on, as many as the test needs to see how a gain varies with layout.
-bool Racer::build_confirmation_layouts(LoopRace& r) {
-  if (!r.confirm_seeds.empty()) return true;
-  const std::vector<std::optional<std::uint64_t>> seeds = confirmation_seeds();
-  if (seeds.empty()) return false;
+bool Racer::build_confirmation_layouts(LoopRace& r, unsigned look) {
+  if (!has_confirmation_layouts()) return false;
+  const std::size_t have = r.confirm_seeds.size();
+  const std::size_t wanted = plans::layouts_after_look(options_.confirm_layouts, look);
+  if (have >= wanted) return true;
+  if (look > 0 && have == 0) return false;  // the first look ran on the race's builds
+  const std::vector<std::optional<std::uint64_t>> seeds = confirmation_seeds(have, wanted);
   const std::vector<int> factors = {r.groups.representatives[r.baseline_version],
                                     r.groups.representatives[r.chosen_version]};
   RaceProgress p;
   p.loop_label = r.label;
-  p.phase = fmt::format("building factors {} and {} at {} layouts for the confirmation", factors[0],
-                        factors[1], seeds.size());
+  p.phase = fmt::format("building factors {} and {} at {} {}layouts for the confirmation",
+                        factors[0], factors[1], seeds.size(), have ? "more " : "");
   report(p);
   LoopVariants built = confirmation_builds(r, factors, seeds);
   if (!built.failures.empty()) {
-    r.outcome.notes.push_back(fmt::format(
-        "the confirmation ran on the race's builds: factor {} did not build at a layout of its "
-        "own ({})",
-        built.failures.begin()->first, built.failures.begin()->second));
+    r.outcome.notes.push_back(
+        fmt::format("{}: factor {} did not build at a layout of its own ({})",
+                    have ? fmt::format("the confirmation stopped at {} layouts", have)
+                         : "the confirmation ran on the race's builds",
+                    built.failures.begin()->first, built.failures.begin()->second));
     return false;
   }
-  r.confirm_seeds = seeds;
+  r.confirm_seeds.insert(r.confirm_seeds.end(), seeds.begin(), seeds.end());
   return true;
 }
 

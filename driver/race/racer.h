@@ -151,17 +151,20 @@ class Racer {
                                                       const std::string& plan_name) const;
   std::vector<int> raced_factors() const;
   std::vector<std::optional<std::uint64_t>> layout_seeds() const;
-  std::vector<std::optional<std::uint64_t>> confirmation_seeds() const;
+  bool has_confirmation_layouts() const;
+  std::vector<std::optional<std::uint64_t>> confirmation_seeds(std::size_t first,
+                                                               std::size_t end) const;
   // Builds r.factors (every layout) through VariantBuilder: their code groups into r.groups,
   // r.failures; the variant rows, per factor.
   std::map<int, std::vector<store::VariantRow>> build_variants(LoopRace& r);
   void check_stored_groups(const LoopRace& r, bool has_stored_runs) const;
   void store_variants(LoopRace& r, std::map<int, std::vector<store::VariantRow>>& rows);
   void load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stored_runs);
-  // Builds factor 0's and the chosen factor's code at the confirmation's own layouts, once;
-  // false when it has none (confirmation_seeds) or one does not build (with a note): the
-  // race's builds serve.
-  bool build_confirmation_layouts(LoopRace& r);
+  // Builds factor 0's and the chosen factor's code at the confirmation's own layouts that look
+  // `look` needs (plans::layouts_after_look), those not built yet; false when it has none
+  // (has_confirmation_layouts) or one does not build (with a note): the race's builds serve
+  // the first look, and a later look is not taken.
+  bool build_confirmation_layouts(LoopRace& r, unsigned look);
   LoopVariants confirmation_builds(const LoopRace& r, const std::vector<int>& factors,
                                    const std::vector<std::optional<std::uint64_t>>& seeds);
   std::vector<int> tested_layouts(const LoopRace& r) const;

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <map>
 #include <random>
+#include <stdexcept>
 
 namespace looprace::plans {
 namespace {
@@ -183,6 +186,82 @@ TEST(DefaultPolicy, TrimmedPairsKeepTheRateOfFalseConfirmationsUnderDisturbances
   const int races = 1000;
   for (int s = 0; s < races; ++s) {
     errors += confirm_sequence(kSequential, 1 / 1.005, 0.02, 9000 + s, nullptr, {0.1, 1.0}) ==
+              ConfirmationOutcome::confirmed;
+  }
+  EXPECT_LE(errors, 0.025 * races + 10) << errors;  // + 2 binomial sd
+}
+
+// Each look's pairs take layouts of their own: 30 pairs on 8, 30 more on 8 new ones, 60 on 16,
+// 120 on 32; every layout ends with 3 or 4 pairs.
+TEST(SequentialLooks, EachLooksPairsTakeLayoutsOfTheirOwn) {
+  const SequentialLooks looks{30, 4, 0.95};
+  std::map<std::size_t, int> pairs_on;
+  for (std::size_t pair = 1; pair <= 240; ++pair) ++pairs_on[layout_of_pair(looks, 8, pair)];
+  ASSERT_EQ(pairs_on.size(), 64u);
+  EXPECT_EQ(pairs_on.rbegin()->first, 63u);
+  for (const auto& [layout, n] : pairs_on) EXPECT_TRUE(n == 3 || n == 4) << layout;
+  EXPECT_EQ(layout_of_pair(looks, 8, 30), 5u);
+  EXPECT_EQ(layout_of_pair(looks, 8, 31), 8u);
+  EXPECT_EQ(layout_of_pair(looks, 8, 61), 16u);
+  EXPECT_EQ(layout_of_pair(looks, 8, 120), 16u + 59 % 16);
+  EXPECT_EQ(layout_of_pair(looks, 8, 241), 64u);
+  EXPECT_THROW(layout_of_pair(looks, 0, 1), std::invalid_argument);
+}
+
+// The looks of a confirmation whose gain varies with the code layout: factor 0 and a factor
+// whose log gain is drawn per layout around log(gain) with sd `layout_sd`, runs of 1 % spread;
+// `layout_of` maps each pair (1-based) to its layout.
+ConfirmationOutcome confirm_over_layouts(const DefaultPolicy& policy, double gain, double layout_sd,
+                                         const std::function<int(std::size_t)>& layout_of,
+                                         std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::normal_distribution<double> noise(0.0, 0.01), effect(std::log(gain), layout_sd);
+  std::map<int, double> log_gain;
+  std::vector<double> base, chosen;
+  std::vector<int> layouts;
+  for (unsigned look = 0; look < policy.confirmation.looks; ++look) {
+    while (base.size() < pairs_after_look(policy.confirmation, look)) {
+      const int layout = layout_of(base.size() + 1);
+      if (!log_gain.count(layout)) log_gain[layout] = effect(random);
+      base.push_back(1000 * std::exp(noise(random)));
+      chosen.push_back(1000 * std::exp(noise(random) - log_gain[layout]));
+      layouts.push_back(layout);
+    }
+    const ConfirmationOutcome outcome = judge_confirmation(policy, base, chosen, nullptr, layouts);
+    if (outcome != ConfirmationOutcome::unresolved) return outcome;
+  }
+  return ConfirmationOutcome::unresolved;
+}
+
+// A 1.3 % gain whose size varies by 1 % from layout to layout: on 8 layouts the interval stays
+// about as wide however many pairs the looks add, and straddles 1 + epsilon in most races;
+// looks that add layouts narrow it and confirm the gain in nearly all.
+TEST(DefaultPolicy, LooksThatAddLayoutsResolveAGainThatVariesWithLayout) {
+  const auto eight = [](std::size_t pair) { return static_cast<int>((pair - 1) % 8); };
+  const auto growing = [](std::size_t pair) {
+    return static_cast<int>(layout_of_pair(kSequential.confirmation, 8, pair));
+  };
+  int fixed_confirmed = 0, growing_confirmed = 0;
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    fixed_confirmed += confirm_over_layouts(kSequential, 1.013, 0.01, eight, 700 + seed) ==
+                       ConfirmationOutcome::confirmed;
+    growing_confirmed += confirm_over_layouts(kSequential, 1.013, 0.01, growing, 700 + seed) ==
+                         ConfirmationOutcome::confirmed;
+  }
+  EXPECT_GE(growing_confirmed, 80) << growing_confirmed;
+  EXPECT_LE(fixed_confirmed, 50) << fixed_confirmed;
+}
+
+// Layouts that grow with the looks keep the rate of false confirmations: a gain of exactly
+// 1 + epsilon, varying by 1 % with layout, is confirmed in at most 2.5 % of races.
+TEST(DefaultPolicy, LooksThatAddLayoutsKeepTheRateOfFalseConfirmations) {
+  const auto growing = [](std::size_t pair) {
+    return static_cast<int>(layout_of_pair(kSequential.confirmation, 8, pair));
+  };
+  int errors = 0;
+  const int races = 1000;
+  for (int s = 0; s < races; ++s) {
+    errors += confirm_over_layouts(kSequential, 1.005, 0.01, growing, 20000 + s) ==
               ConfirmationOutcome::confirmed;
   }
   EXPECT_LE(errors, 0.025 * races + 10) << errors;  // + 2 binomial sd
