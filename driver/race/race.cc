@@ -844,7 +844,7 @@ void Racer::take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy) 
   for (unsigned look = 0; look < policy.confirmation.looks; ++look) {
     const std::size_t have = r.confirm_chosen.size();
     const std::size_t wanted = plans::pairs_after_look(policy.confirmation, look);
-    if (look > 0 && !look_fits_budget(r, wanted - have)) {
+    if (look > 0 && !look_fits_budget(r, wanted - have, look)) {
       r.outcome.notes.push_back(fmt::format(
           "the confirmation stopped after {} runs of each: another look would pass the loop's "
           "part of --budget",
@@ -889,13 +889,21 @@ void Racer::take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy) 
 
 // Under --budget, a further look of the confirmation only while the loop's runs, the race's
 // and the confirmation's, stay within its part of the budget (its cap for every version): the
-// first look is always taken, the others spend what the race left.
-bool Racer::look_fits_budget(const LoopRace& r, std::size_t more_pairs) const {
+// first look is always taken, the others spend what the race left. The builds of the look's
+// new layouts count as the runs they would take as long as, at the first look's build time.
+bool Racer::look_fits_budget(const LoopRace& r, std::size_t more_pairs, unsigned look) const {
   if (!options_.budget_seconds) return true;
   auto cap = caps_.find(r.loop.id);
   if (cap == caps_.end()) return true;
   const std::size_t part = cap->second * r.groups.representatives.size();
-  return r.observations + 2 * (r.confirm_chosen.size() + more_pairs) <= part;
+  double builds = 0;
+  if (!r.confirm_seeds.empty() && budget_run_seconds_ > 0) {
+    const std::size_t layouts =
+        plans::layouts_after_look(options_.confirm_layouts, look) - r.confirm_seeds.size();
+    builds = double(layouts) * r.confirm_layout_seconds / budget_run_seconds_;
+  }
+  return double(r.observations + 2 * (r.confirm_chosen.size() + more_pairs)) + builds <=
+         double(part);
 }
 
 // One confirmation observation of `version`: the next one an earlier command stored, else a
@@ -939,7 +947,12 @@ bool Racer::build_confirmation_layouts(LoopRace& r, unsigned look) {
   p.phase = fmt::format("building factors {} and {} at {} {}layouts for the confirmation",
                         factors[0], factors[1], seeds.size(), have ? "more " : "");
   report(p);
+  const auto start = std::chrono::steady_clock::now();
   LoopVariants built = confirmation_builds(r, factors, seeds);
+  if (!have)
+    r.confirm_layout_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
+        double(seeds.size());
   if (!built.failures.empty()) {
     r.outcome.notes.push_back(
         fmt::format("{}: factor {} did not build at a layout of its own ({})",

@@ -81,6 +81,7 @@ struct LoopRace {
   std::vector<int> confirm_layouts;
   // The confirmation's own layout seeds, once their builds exist (empty: the race's builds).
   std::vector<std::optional<std::uint64_t>> confirm_seeds;
+  double confirm_layout_seconds = 0;  // the first look's builds' wall time, per layout
   // Confirmation observations a former command stored, per group (nullopt: a failed run),
   // with the layout each ran.
   std::map<int, std::deque<std::pair<std::optional<double>, int>>> stored_confirmations;
@@ -186,7 +187,7 @@ class Racer {
   plans::DefaultPolicy default_policy() const;
   void confirm(LoopRace& r, plans::Decision& decision);
   void take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy);
-  bool look_fits_budget(const LoopRace& r, std::size_t more_pairs) const;
+  bool look_fits_budget(const LoopRace& r, std::size_t more_pairs, unsigned look) const;
   // One confirmation observation of `version` for pair `pair` (1-based) and its layout.
   std::pair<std::optional<double>, int> take_confirmation(LoopRace& r, std::size_t version,
                                                           std::size_t pair);

@@ -616,6 +616,31 @@ TEST_F(RaceEngine, TheConfirmationLooksAgainOnlyWithinTheLoopsPartOfTheBudget) {
   })) << fmt::format("{}", fmt::join(loop.notes, "\n"));
 }
 
+// A further look's new layouts must be built: under --budget their builds count as the runs
+// they would take as long as, so with runs of 0.5 ms a budget that leaves room for the look's
+// runs but not for its builds stops the confirmation after its first look.
+TEST_F(RaceEngine, TheConfirmationsLayoutBuildsCountInTheBudget) {
+  options_.confirm = 30;
+  options_.confirm_test = stats::RatioTest::welch_log;
+  options_.budget_seconds = 1;  // 2,000 runs: the race's and 240 pairs' runs fit
+  RaceSummary summary = race(
+      [this](int factor, std::size_t call) {
+        const double cycles = factor >= 8 ? 0.9 * kCycles : kCycles;
+        if (!confirming()) return cycles;
+        const double spread[] = {0.7, 1.0, 1.3};
+        return cycles * spread[call % 3];
+      },
+      [](bool) { return 1.0; }, 0.0005);
+  const LoopOutcome& loop = summary.loops[0];
+  std::size_t race_runs = 0;
+  for (const auto& [factor, n] : loop.decision.samples) race_runs += n;
+  EXPECT_LT(race_runs + 2 * 240, 2000u);  // the runs of every look would fit
+  EXPECT_EQ(loop.decision.speedup.chosen.size(), 30u);
+  EXPECT_TRUE(std::any_of(loop.notes.begin(), loop.notes.end(), [](const std::string& note) {
+    return note.find("part of --budget") != std::string::npos;
+  })) << fmt::format("{}", fmt::join(loop.notes, "\n"));
+}
+
 // A variant that crashes is disqualified with the reason, even when it would be fastest.
 TEST_F(RaceEngine, DisqualifiesACrashingVariant) {
   RaceSummary summary = race([](int factor, std::size_t) -> std::optional<double> {
