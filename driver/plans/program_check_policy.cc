@@ -39,4 +39,11 @@ bool keeps_changes(const ProgramCheckPolicy& policy, ProgramCheckOutcome outcome
          speedup_interval.lower * (1 + policy.epsilon) >= 1.0;
 }
 
+bool adopts_flags(const ProgramCheckPolicy& policy, ProgramCheckOutcome outcome, double speedup,
+                  const stats::Interval& speedup_interval) {
+  if (outcome == ProgramCheckOutcome::faster) return true;
+  return outcome == ProgramCheckOutcome::unresolved && speedup > 1.0 &&
+         keeps_changes(policy, outcome, speedup_interval);
+}
+
 }  // namespace looprace::plans

@@ -41,4 +41,11 @@ ProgramCheckOutcome judge_look(const ProgramCheckPolicy& policy,
 bool keeps_changes(const ProgramCheckPolicy& policy, ProgramCheckOutcome outcome,
                    const stats::Interval& speedup_interval);
 
+// Whether `race --try-flags` builds everything with the flags: when the program with them was
+// shown faster, or its looks ran out leaning faster (speedup above 1) with the flags shown no
+// slower than 1 / (1 + epsilon), as a profile's changes stand. Flags shown equivalent are left
+// out: they would change the user's build for nothing.
+bool adopts_flags(const ProgramCheckPolicy& policy, ProgramCheckOutcome outcome, double speedup,
+                  const stats::Interval& speedup_interval);
+
 }  // namespace looprace::plans

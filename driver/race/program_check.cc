@@ -192,6 +192,7 @@ ProgramCheck Racer::take_program_check(ProgramCheck check, const std::filesystem
   check.speedup = test.ratio_speedup;
   check.ci_low = test.speedup_interval.lower;
   check.ci_high = test.speedup_interval.upper;
+  check.outcome = outcome;
   check.verdict = plans::program_check_outcome_name(outcome);
   check.withdrawn = !plans::keeps_changes(policy, outcome, test.speedup_interval);
   return check;

@@ -17,6 +17,7 @@
 
 #include "build/loop_table.h"
 #include "plans/factory.h"
+#include "plans/program_check_policy.h"
 #include "race/executor.h"
 #include "run/hygiene.h"
 #include "stats/entry_filter.h"
@@ -129,7 +130,8 @@ struct ProgramCheck {
   unsigned looks = 0;     // sequential looks taken (plans/program_check_policy.h)
   double confidence = 0;  // of each look's interval (the race's, shared among the looks)
   double speedup = 1, ci_low = 1, ci_high = 1;
-  std::string verdict;     // faster, slower, equivalent or no-difference
+  std::string verdict;  // faster, slower, equivalent or no-difference
+  plans::ProgramCheckOutcome outcome = plans::ProgramCheckOutcome::unresolved;
   bool withdrawn = false;  // slower: the profile keeps GCC's choice for every loop
   std::string failure;     // why the profiled program could not be timed (then withdrawn)
   std::vector<std::pair<std::string, int>> changes;  // loop id, factor

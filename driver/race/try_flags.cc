@@ -23,7 +23,8 @@ std::optional<bool> Racer::stored_flags_decision(const std::string& flags) const
 }
 
 // Times the program built as the user builds it with `flags` against the one without them;
-// adopted when faster. A build that fails, or a run whose output differs, leaves the flags out.
+// adopted when faster, or leaning faster and no slower than epsilon (plans::adopts_flags). A build
+// that fails, or a run whose output differs, leaves the flags out.
 FlagsTrial Racer::check_flags(const std::vector<std::string>& flags) {
   FlagsTrial trial;
   trial.flags = flags;
@@ -42,7 +43,9 @@ FlagsTrial Racer::check_flags(const std::vector<std::string>& flags) {
       build_as_user(flags, {}, "users-try-flags", "the program with the flags", failure);
   if (!with_flags) return failed("the program does not build with them: " + failure);
   trial.check = take_program_check(ProgramCheck{}, *with_flags, *base);
-  trial.adopted = trial.check->failure.empty() && trial.check->verdict == "faster";
+  const ProgramCheck& c = *trial.check;
+  trial.adopted = c.failure.empty() &&
+                  plans::adopts_flags(check_policy(), c.outcome, c.speedup, {c.ci_low, c.ci_high});
   return trial;
 }
 

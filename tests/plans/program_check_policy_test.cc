@@ -86,6 +86,19 @@ TEST(ProgramCheckPolicy, ChangesStandWhenTheProgramIsShownNoSlowerThanEpsilon) {
 
 // Peeking after every look at the full error rate would call about one equal program in eight
 // faster or slower; shared among the looks, the whole sequence stays within 5 %.
+// Flags are adopted when faster, or when the looks ran out leaning faster and no slower than
+// 1 / (1 + epsilon); never when equivalent, leaning slower, or possibly more than epsilon slower.
+TEST(ProgramCheckPolicy, FlagsAreAdoptedWhenFasterOrLeaningFasterAndNoSlowerThanEpsilon) {
+  const ProgramCheckPolicy policy;
+  using O = ProgramCheckOutcome;
+  EXPECT_TRUE(adopts_flags(policy, O::faster, 1.02, {1.01, 1.03}));
+  EXPECT_TRUE(adopts_flags(policy, O::unresolved, 1.012, {0.999, 1.025}));
+  EXPECT_FALSE(adopts_flags(policy, O::unresolved, 1.012, {0.990, 1.034}));
+  EXPECT_FALSE(adopts_flags(policy, O::unresolved, 0.998, {0.996, 1.007}));
+  EXPECT_FALSE(adopts_flags(policy, O::equivalent, 1.001, {0.997, 1.004}));
+  EXPECT_FALSE(adopts_flags(policy, O::slower, 0.98, {0.97, 0.99}));
+}
+
 TEST(ProgramCheckPolicy, TheSequenceKeepsItsErrorRateWhenNothingDiffers) {
   ProgramCheckPolicy shared, unshared;
   unshared.sequence.confidence = 1 - 0.05 * unshared.sequence.looks;  // each look at 95 %
