@@ -84,8 +84,10 @@ void set_ratio_verdict(SpeedupTestResult& r, const std::string& percent) {
 }
 
 // The location of the pairs' log ratios: their 20 % trimmed mean, or with two layouts or more
-// the mean of each layout's trimmed mean (a layout of one pair gives that pair's ratio), with
-// the spread between layouts as its error.
+// the 20 % trimmed mean (Yuen's) of each layout's trimmed mean (a layout of one pair gives that
+// pair's ratio), with the spread between layouts as its error. Trimming the layouts too matters
+// when each holds a few pairs: a layout of four pairs trims none, so one disturbed pair moves
+// its layout's mean, and that layout lands in a tail.
 LocationEstimate paired_location(std::vector<double> ratios, const std::vector<int>& layouts,
                                  std::size_t* layout_count) {
   std::map<int, std::vector<double>> by_layout;
@@ -95,12 +97,14 @@ LocationEstimate paired_location(std::vector<double> ratios, const std::vector<i
     std::sort(ratios.begin(), ratios.end());
     return trimmed_mean_estimate(ratios, kPairTrim);
   }
-  RunningStats means;
+  std::vector<double> means;
   for (auto& [layout, values] : by_layout) {
     std::sort(values.begin(), values.end());
-    means.add(values.size() < 2 ? values.front() : trimmed_mean_estimate(values, kPairTrim).value);
+    means.push_back(values.size() < 2 ? values.front()
+                                      : trimmed_mean_estimate(values, kPairTrim).value);
   }
-  return mean_estimate(means);
+  std::sort(means.begin(), means.end());
+  return trimmed_mean_estimate(means, kPairTrim);
 }
 
 // The ratio baseline / candidate and its interval by `r.ratio_test`.
