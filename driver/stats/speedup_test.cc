@@ -53,8 +53,8 @@ std::string ratio_method_words(const SpeedupTestResult& r) {
   std::string test = "Welch test on log times";
   if (r.ratio_test == RatioTest::paired_trimmed)
     test = r.layouts >= 2 ? fmt::format(
-                                "t-test over {} code layouts of their pairs' trimmed "
-                                "log ratios",
+                                "Yuen's t-test over {} code layouts of their pairs' "
+                                "trimmed log ratios",
                                 r.layouts)
                           : "trimmed t-test on paired log ratios";
   return fmt::format("({}): speedup {:.3f}x ({})", test, r.ratio_speedup, ratio_estimate_label(r));
@@ -83,11 +83,19 @@ void set_ratio_verdict(SpeedupTestResult& r, const std::string& percent) {
   }
 }
 
+// One layout's location: its pairs' 20 % trimmed mean, and the median of 3 or 4 pairs, of
+// which 20 % trims none: one disturbed pair must not move its layout far.
+double layout_location(std::vector<double>& sorted) {
+  const std::size_t n = sorted.size();
+  if (n < 3) return n == 1 ? sorted.front() : (sorted[0] + sorted[1]) / 2;
+  if (n <= 4) return n == 3 ? sorted[1] : (sorted[1] + sorted[2]) / 2;
+  return trimmed_mean_estimate(sorted, kPairTrim).value;
+}
+
 // The location of the pairs' log ratios: their 20 % trimmed mean, or with two layouts or more
-// the 20 % trimmed mean (Yuen's) of each layout's trimmed mean (a layout of one pair gives that
-// pair's ratio), with the spread between layouts as its error. Trimming the layouts too matters
-// when each holds a few pairs: a layout of four pairs trims none, so one disturbed pair moves
-// its layout's mean, and that layout lands in a tail.
+// the 20 % trimmed mean (Yuen's) of the layouts' locations, with the spread between layouts as
+// its error. The layouts are trimmed too: with a few pairs each, a layout whose pairs other
+// work disturbed lands in a tail.
 LocationEstimate paired_location(std::vector<double> ratios, const std::vector<int>& layouts,
                                  std::size_t* layout_count) {
   std::map<int, std::vector<double>> by_layout;
@@ -100,8 +108,7 @@ LocationEstimate paired_location(std::vector<double> ratios, const std::vector<i
   std::vector<double> means;
   for (auto& [layout, values] : by_layout) {
     std::sort(values.begin(), values.end());
-    means.push_back(values.size() < 2 ? values.front()
-                                      : trimmed_mean_estimate(values, kPairTrim).value);
+    means.push_back(layout_location(values));
   }
   std::sort(means.begin(), means.end());
   return trimmed_mean_estimate(means, kPairTrim);
@@ -155,7 +162,7 @@ std::optional<RatioTest> parse_ratio_test(const std::string& name) {
 std::string ratio_estimate_label(const SpeedupTestResult& result) {
   if (result.ratio_test != RatioTest::paired_trimmed) return "geometric mean";
   if (result.layouts >= 2)
-    return fmt::format("mean over {} layouts of trimmed pair ratios", result.layouts);
+    return fmt::format("trimmed mean over {} layouts of trimmed pair ratios", result.layouts);
   return "trimmed mean of pair ratios";
 }
 
