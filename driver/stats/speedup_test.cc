@@ -83,12 +83,10 @@ void set_ratio_verdict(SpeedupTestResult& r, const std::string& percent) {
   }
 }
 
-// One layout's location: its pairs' 20 % trimmed mean, and the median of 3 or 4 pairs, of
+// One layout's location: its pairs' 20 % trimmed mean, and the median of up to 4 pairs, of
 // which 20 % trims none: one disturbed pair must not move its layout far.
-double layout_location(std::vector<double>& sorted) {
-  const std::size_t n = sorted.size();
-  if (n < 3) return n == 1 ? sorted.front() : (sorted[0] + sorted[1]) / 2;
-  if (n <= 4) return n == 3 ? sorted[1] : (sorted[1] + sorted[2]) / 2;
+double layout_location(const std::vector<double>& sorted) {
+  if (sorted.size() <= 4) return median(sorted);
   return trimmed_mean_estimate(sorted, kPairTrim).value;
 }
 
