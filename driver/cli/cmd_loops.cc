@@ -60,10 +60,8 @@ RankedLoops rank_loops(const race::Workspace& ws, const race::Baseline& baseline
   RankedLoops ranked;
   if (!o.run_command.empty()) {
     const run::RunResult reference = race::reference_run(ws, baseline);
-    const double plain_seconds = store::undisturbed_seconds(reference.process.wall_seconds,
-                                                            reference.observations.off_cpu_ns);
     for (const auto& h : race::measure_hotness(ws, baseline.table, std::max(1u, o.runs),
-                                               baseline.dir, plain_seconds)) {
+                                               baseline.dir, race::plain_run_seconds(reference))) {
       ranked.hot[h.id] = h;
       ranked.order.push_back(build::find_loop(baseline.table, h.id));
     }

@@ -256,6 +256,11 @@ std::map<std::string, store::LoopPlace> loop_places(const build::LoopTable& tabl
   return places;
 }
 
+double plain_run_seconds(const run::RunResult& r) {
+  return store::plain_run_seconds(r.process.wall_seconds, r.observations.off_cpu_ns,
+                                  r.process.cpu_seconds());
+}
+
 std::vector<store::Hotness> measure_hotness(
     const Workspace& ws, const build::LoopTable& table, unsigned runs,
     const std::filesystem::path& plain_dir, double plain_seconds,
@@ -279,9 +284,7 @@ std::vector<store::Hotness> measure_hotness(
     run::RunResult plain = run_build_once(ws, plain_dir);
     if (on_run) on_run(plain, "plain");
     if (plain.process.succeeded()) {
-      plain_seconds = std::min(
-          plain_seconds,
-          store::undisturbed_seconds(plain.process.wall_seconds, plain.observations.off_cpu_ns));
+      plain_seconds = std::min(plain_seconds, plain_run_seconds(plain));
     }
     for (const auto& [depth, dir] : dirs) {
       run::RunResult r = run_build_once(ws, dir);

@@ -116,6 +116,9 @@ std::vector<build::LoopRow> select_loops(const build::LoopTable& table,
 // Where each loop of `table` sits in its function (store::LoopPlace), by id.
 std::map<std::string, store::LoopPlace> loop_places(const build::LoopTable& table);
 
+// The time a plain run took on a CPU (store::plain_run_seconds), what hotness shares are of.
+double plain_run_seconds(const run::RunResult& r);
+
 // Each loop's share of a plain run: one build per nest depth, with only that depth's loops
 // instrumented, run `runs` times each, so that no loop's time holds the probes of the loops
 // inside it (a nest whose inner loop runs millions of times made the all-instrumented run many

@@ -19,16 +19,6 @@
 
 namespace looprace::race::detail {
 
-namespace {
-
-// CPU seconds of a run (user + system of its processes): far less sensitive to the waiting a
-// loaded machine adds than wall time.
-double cpu_seconds(const run::RunResult& r) {
-  return r.process.user_seconds + r.process.system_seconds;
-}
-
-}  // namespace
-
 AppliedFactors Racer::profile_changes(std::span<const LoopOutcome> outcomes) {
   AppliedFactors changes;
   for (const auto& o : outcomes) {
@@ -107,7 +97,7 @@ PairedRuns Racer::time_program_pairs(const Workspace& ws, const run::RunResult& 
         run_plain_once(ws, is_profiled ? profiled : base, mix(seed, 2 * i + is_profiled));
     run::Judgement j =
         run::judge_run(reference, r, run::CheckOptions{options_.check_output}, false);
-    if (j.ok()) return cpu_seconds(r);
+    if (j.ok()) return r.process.cpu_seconds();
     failure = fmt::format("a run of the {} build failed: {}", is_profiled ? "changed" : "base",
                           j.message);
     return std::nullopt;

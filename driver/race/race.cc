@@ -140,6 +140,7 @@ void Racer::prepare() {
   base.kind = store::RunKind::kBaseline;
   base.wall_seconds = reference_.process.wall_seconds;
   base.off_cpu_ns = reference_.observations.off_cpu_ns;
+  base.cpu_seconds = reference_.process.cpu_seconds();
   base.exit_status = exit_status_of(reference_.process);
   store_->add_run(program_, session_, base);
   // The first session's run time prices --budget, so that a resumed race computes the same
@@ -349,21 +350,20 @@ std::vector<store::Hotness> Racer::hotness_ranking() {
   RaceProgress p;
   p.phase = "measuring hotness";
   report(p);
-  return measure_hotness(ws_, baseline_.table, std::max(1u, options_.hotness_runs), baseline_.dir,
-                         store::undisturbed_seconds(reference_.process.wall_seconds,
-                                                    reference_.observations.off_cpu_ns),
-                         [&](const run::RunResult& r, const std::string& build) {
-                           store::RunRow row;
-                           row.kind = build == "plain" ? store::RunKind::kBaseline
-                                                       : store::RunKind::kHotness;
-                           if (build != "plain") row.target_loop = build;
-                           row.wall_seconds = r.process.wall_seconds;
-                           row.off_cpu_ns = r.observations.off_cpu_ns;
-                           row.exit_status = exit_status_of(r.process);
-                           row.ok = r.process.succeeded();
-                           row.observations = observations_of(r);
-                           store_->add_run(program_, session_, row);
-                         });
+  return measure_hotness(
+      ws_, baseline_.table, std::max(1u, options_.hotness_runs), baseline_.dir,
+      plain_run_seconds(reference_), [&](const run::RunResult& r, const std::string& build) {
+        store::RunRow row;
+        row.kind = build == "plain" ? store::RunKind::kBaseline : store::RunKind::kHotness;
+        if (build != "plain") row.target_loop = build;
+        row.wall_seconds = r.process.wall_seconds;
+        row.off_cpu_ns = r.observations.off_cpu_ns;
+        row.cpu_seconds = r.process.cpu_seconds();
+        row.exit_status = exit_status_of(r.process);
+        row.ok = r.process.succeeded();
+        row.observations = observations_of(r);
+        store_->add_run(program_, session_, row);
+      });
 }
 
 // What the whole-program check may add to the announced cost: its first look always, then
@@ -732,6 +732,7 @@ void Racer::fill_run_row(store::RunRow& row, const run::RunResult& result) {
   row.nivcsw = result.observations.nivcsw;
   row.steal_ticks = result.observations.steal_ticks;
   row.off_cpu_ns = result.observations.off_cpu_ns;
+  row.cpu_seconds = result.process.cpu_seconds();
   if (!judgement.ok()) {
     row.ok = false;
     row.reason = fmt::format("{}: {}", run::failure_name(judgement.failure), judgement.message);

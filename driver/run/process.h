@@ -70,6 +70,9 @@ struct ProcessResult {
   double wall_seconds = 0, user_seconds = 0, system_seconds = 0;
 
   bool succeeded() const { return ending == Ending::exited && exit_status == 0; }
+  // CPU time of the processes: far less sensitive than wall time to the waiting a loaded
+  // machine adds.
+  double cpu_seconds() const { return user_seconds + system_seconds; }
   // "exit status 2", "killed by signal 11 (Segmentation fault)", "timed out after 10 s", ...
   std::string describe() const;
 };

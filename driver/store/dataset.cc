@@ -91,7 +91,7 @@ std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, do
   std::vector<double> plain;
   for (const auto& r : store.runs(program, RunKind::kBaseline)) {
     if (r.ok && r.wall_seconds > 0)
-      plain.push_back(undisturbed_seconds(r.wall_seconds, r.off_cpu_ns));
+      plain.push_back(plain_run_seconds(r.wall_seconds, r.off_cpu_ns, r.cpu_seconds));
   }
   std::vector<HotnessSample> samples;
   for (const auto& r : store.runs(program, RunKind::kHotness)) {

@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS runs(
   wall_seconds REAL NOT NULL, exit_status INTEGER NOT NULL, ok INTEGER NOT NULL,
   reason TEXT NOT NULL, nivcsw INTEGER NOT NULL DEFAULT 0,
   steal_ticks INTEGER NOT NULL DEFAULT 0, off_cpu_ns INTEGER NOT NULL DEFAULT 0,
-  batch TEXT, slot INTEGER);
+  batch TEXT, slot INTEGER, cpu_seconds REAL NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS runs_by_target ON runs(program, kind, target_loop, id);
 CREATE INDEX IF NOT EXISTS runs_by_batch ON runs(program, kind, batch, id);
 CREATE TABLE IF NOT EXISTS observations(
@@ -91,6 +91,9 @@ constexpr const char* kMigrations[] = {
     "ALTER TABLE runs ADD COLUMN slot INTEGER;"
     "UPDATE runs SET batch = target_loop, slot = grp, target_loop = '', grp = -1 "
     "  WHERE target_loop LIKE 'joint:%';",
+    // 6: a run's CPU time, which a hotness share divides by: unlike its wall time, it holds no
+    // wait for a CPU, before the runtime started either.
+    "ALTER TABLE runs ADD COLUMN cpu_seconds REAL NOT NULL DEFAULT 0;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion - 1);
 
@@ -570,10 +573,11 @@ std::vector<VariantRow> Store::variants(std::int64_t program, const std::string&
 
 std::int64_t Store::add_run(std::int64_t program, std::int64_t session, const RunRow& run) {
   Transaction t(db_);
-  Statement q(db_,
-              "INSERT INTO runs(uid, program, session, kind, target_loop, grp, round, layout, "
-              "env_padding, taken, wall_seconds, exit_status, ok, reason, nivcsw, steal_ticks, "
-              "off_cpu_ns, batch, slot) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  Statement q(
+      db_,
+      "INSERT INTO runs(uid, program, session, kind, target_loop, grp, round, layout, "
+      "env_padding, taken, wall_seconds, exit_status, ok, reason, nivcsw, steal_ticks, "
+      "off_cpu_ns, batch, slot, cpu_seconds) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   q.bind(1, unique_id())
       .bind(2, program)
       .bind(3, session)
@@ -590,7 +594,8 @@ std::int64_t Store::add_run(std::int64_t program, std::int64_t session, const Ru
       .bind(14, run.reason)
       .bind(15, static_cast<std::int64_t>(run.nivcsw))
       .bind(16, static_cast<std::int64_t>(run.steal_ticks))
-      .bind(17, static_cast<std::int64_t>(run.off_cpu_ns));
+      .bind(17, static_cast<std::int64_t>(run.off_cpu_ns))
+      .bind(20, run.cpu_seconds);
   if (run.joint) {
     q.bind(18, run.joint->batch).bind(19, run.joint->slot);
   } else {
@@ -632,7 +637,8 @@ std::vector<RunRow> Store::select_runs(std::int64_t program, RunKind kind,
   const std::string where = column.empty() ? "" : fmt::format(" AND {}=?3", column);
   const std::string sql = fmt::format(
       "SELECT id, kind, target_loop, grp, round, layout, env_padding, wall_seconds, exit_status, "
-      "ok, reason, nivcsw, steal_ticks, off_cpu_ns, batch, slot FROM runs WHERE program=?1 AND "
+      "ok, reason, nivcsw, steal_ticks, off_cpu_ns, batch, slot, cpu_seconds FROM runs WHERE "
+      "program=?1 AND "
       "kind=?2{} ORDER BY round, id",
       where);
   Statement q(db_, sql.c_str());
@@ -657,6 +663,7 @@ std::vector<RunRow> Store::select_runs(std::int64_t program, RunKind kind,
     r.steal_ticks = static_cast<std::uint64_t>(q.integer(12));
     r.off_cpu_ns = static_cast<std::uint64_t>(q.integer(13));
     if (!q.is_null(14)) r.joint = JointSlot{q.text(14), static_cast<int>(q.integer(15))};
+    r.cpu_seconds = q.real(16);
     index[r.id] = out.size();
     out.push_back(std::move(r));
   }
@@ -892,11 +899,11 @@ constexpr const char* kMergeJointSlots =
 constexpr const char* kMergeRuns =
     "INSERT OR IGNORE INTO main.runs(uid, program, session, kind, target_loop, grp, round, "
     "layout, env_padding, taken, wall_seconds, exit_status, ok, reason, nivcsw, steal_ticks, "
-    "off_cpu_ns, batch, slot) "
+    "off_cpu_ns, batch, slot, cpu_seconds) "
     "SELECT r.uid, m.new, (SELECT s.id FROM main.sessions s JOIN other.sessions o "
     "ON o.uid = s.uid WHERE o.id = r.session), r.kind, r.target_loop, r.grp, r.round, r.layout, "
     "r.env_padding, r.taken, r.wall_seconds, r.exit_status, r.ok, r.reason, r.nivcsw, "
-    "r.steal_ticks, r.off_cpu_ns, r.batch, r.slot FROM other.runs r "
+    "r.steal_ticks, r.off_cpu_ns, r.batch, r.slot, r.cpu_seconds FROM other.runs r "
     "JOIN temp.program_map m ON m.old = r.program ORDER BY r.id";
 constexpr const char* kMergeObservations =
     "INSERT OR IGNORE INTO main.observations(run, loop, cycles, entries, migrated, nested, "

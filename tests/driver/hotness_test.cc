@@ -100,5 +100,14 @@ TEST(Hotness, APlainRunCountsOnlyItsTimeOnTheCpu) {
   EXPECT_DOUBLE_EQ(undisturbed_seconds(0.010, 20'000'000), 0.010);  // a bogus count is ignored
 }
 
+// The runtime sees a run's waiting only from its own start; the processes' CPU time holds none.
+// A program of several threads takes more CPU time than wall time and keeps its wall time.
+TEST(Hotness, APlainRunIsTimedByItsCpuTimeWhenThatIsShorter) {
+  EXPECT_DOUBLE_EQ(plain_run_seconds(0.012, 3'000, 0.004), 0.004);  // waited before the runtime
+  EXPECT_DOUBLE_EQ(plain_run_seconds(0.010, 6'000'000, 0.005), 0.004);
+  EXPECT_DOUBLE_EQ(plain_run_seconds(0.010, 6'000'000, 0), 0.004);  // CPU time not measured
+  EXPECT_DOUBLE_EQ(plain_run_seconds(0.010, 0, 0.018), 0.010);      // two threads
+}
+
 }  // namespace
 }  // namespace looprace::store

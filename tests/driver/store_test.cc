@@ -1,5 +1,7 @@
 #include "store/store.h"
 
+#include "store/dataset.h"
+
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -331,6 +333,30 @@ TEST_F(StoreTest, RaceHostsIncludeJointRunsAndFirstWallSecondsIsTheFirstRun) {
   s.add_run(p, second, joint);
   EXPECT_EQ(s.race_hosts(p, "L1"), (std::vector<std::string>{"node1", "node2"}));
   EXPECT_EQ(s.race_hosts(p, "L2"), (std::vector<std::string>{"node2"}));
+}
+
+// Stored shares are of the plain runs' CPU time: a plain run that waited for a CPU before its
+// runtime started (12 ms of wall time, none of it off the CPU as the runtime saw it) counts the
+// 4 ms it ran, and a resumed race ranks its loops as the first session did.
+TEST_F(StoreTest, StoredHotnessIsOfThePlainRunsCpuTime) {
+  auto s = Store::open(dir_ / "s.db");
+  auto p = s.program("make", "./a");
+  auto session = s.begin_session("race", {});
+  RunRow plain;
+  plain.kind = RunKind::kBaseline;
+  plain.wall_seconds = 0.012;
+  plain.cpu_seconds = 0.004;
+  s.add_run(p, session, plain);
+  RunRow hot;
+  hot.kind = RunKind::kHotness;
+  hot.target_loop = "depth:1";
+  hot.wall_seconds = 0.005;
+  hot.observations.push_back({"L1", 1'000'000, 10, 0, 0, std::nullopt, 0});  // 1 ms at 1 GHz
+  s.add_run(p, session, hot);
+  EXPECT_DOUBLE_EQ(s.runs(p, RunKind::kBaseline).at(0).cpu_seconds, 0.004);
+  auto ranked = stored_hotness(s, p, 1e9, 0);
+  ASSERT_EQ(ranked.size(), 1u);
+  EXPECT_DOUBLE_EQ(ranked[0].share, 0.25);
 }
 
 }  // namespace
