@@ -61,10 +61,10 @@ inline double plain_run_seconds(double wall_seconds, std::uint64_t off_cpu_ns, d
   return cpu_seconds > 0 && cpu_seconds < undisturbed ? cpu_seconds : undisturbed;
 }
 
-// The loops that ran, hottest first. A loop's cycles per run are those of the least disturbed
-// run of the build that timed it, and its share is of `plain_cycles`, the cycles of the least
-// disturbed plain run (no probes: the baseline's); without it (0), of the hotness runs' own
-// mean, which probes inflate.
+// The loops that ran, hottest first. A loop's cycles per run are those of the middle run of the
+// build that timed it, less the share of that run spent off the CPU, and its share is of
+// `plain_cycles`, the cycles of the least disturbed plain run (no probes: the baseline's);
+// without it (0), of the hotness runs' own mean, which probes inflate.
 std::vector<Hotness> rank_hotness(const std::vector<HotnessSample>& samples,
                                   double plain_cycles = 0);
 

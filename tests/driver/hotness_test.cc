@@ -62,6 +62,15 @@ TEST(Hotness, ALoopLosesTheShareOfItsRunSpentOffTheCpu) {
   EXPECT_DOUBLE_EQ(rank_hotness({waited, run(0)}, 1e6)[0].cycles_per_run, 350000.0);
 }
 
+// Of three runs, the middle one counts: a run that waited outside the loop takes from the loop
+// cycles it spent, and cannot shrink it alone; two such runs do.
+TEST(Hotness, ALoopCountsItsMiddleRunSoThatOneRunThatWaitedCannotShrinkIt) {
+  HotnessSample waited = run(0);
+  waited.off_cpu_ns = 500'000;
+  EXPECT_DOUBLE_EQ(rank_hotness({run(0), waited, run(0)}, 1e6)[0].cycles_per_run, 700000.0);
+  EXPECT_DOUBLE_EQ(rank_hotness({waited, run(0), waited}, 1e6)[0].cycles_per_run, 350000.0);
+}
+
 Hotness measured(const std::string& id, double cycles, bool short_entries = false) {
   Hotness h{id, cycles, 1, cycles / 1e6};
   h.short_entries = short_entries;
