@@ -15,6 +15,7 @@ import os
 import re
 import resource
 import shutil
+import shlex
 import signal
 import subprocess
 import sys
@@ -115,6 +116,17 @@ def command_env(outdir, flags=None):
     if flags is not None:
         env.update(LOOPRACE_CC=str(ROOT / "benchmarks/payoff/cc"), PAYOFF_FLAGS=flags)
     return env
+
+
+def looprace_build_with_flags(build, flags):
+    """`build` for looprace to run, compiling with its $LOOPRACE_CC and `flags` appended after
+    the build's own (benchmarks/payoff/cc), so that e.g. -O3 overrides the build's -O2, as a
+    user building with those flags would race."""
+    if not flags:
+        return build
+    return (f'PAYOFF_COMPILER="$LOOPRACE_CC" PAYOFF_FLAGS={shlex.quote(flags)} '
+            f'LOOPRACE_CC={shlex.quote(str(ROOT / "benchmarks/payoff/cc"))}; '
+            f'export PAYOFF_COMPILER PAYOFF_FLAGS; {build}')
 
 
 def build_into(row, outdir, flags, who):
