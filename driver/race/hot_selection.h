@@ -34,9 +34,14 @@ HotChoice choose_hot(const std::vector<store::Hotness>& ranking,
                      const std::function<bool(const std::string&)>& candidate,
                      const HotSelection& selection);
 
-// The observation cap of each chosen loop under a time budget: the budget's runs shared in
-// proportion to the loops' shares, over `versions` versions each, never above `cap` nor below
-// `floor` (a race needs a few rounds to decide anything). Without a budget, `cap` for all.
+// Each chosen loop's part of a time budget, in runs of `run_seconds`: the budget shared in
+// proportion to the loops' shares (evenly when they are unknown). Empty without a budget.
+std::vector<double> budget_runs(const std::vector<store::Hotness>& chosen,
+                                std::optional<double> budget_seconds, double run_seconds);
+
+// The observation cap of each chosen loop under a time budget: its part of the budget's runs
+// over `versions` versions, never above `cap` nor below `floor` (a race needs a few rounds to
+// decide anything). Without a budget, `cap` for all.
 std::vector<std::size_t> budget_caps(const std::vector<store::Hotness>& chosen,
                                      std::optional<double> budget_seconds, double run_seconds,
                                      std::size_t versions, std::size_t cap, std::size_t floor = 6);

@@ -394,6 +394,8 @@ void Racer::plan_budget(const HotChoice& choice, const std::string& what,
   const double run_seconds = budget_run_seconds_;
   const std::vector<std::size_t> caps =
       budget_caps(choice.chosen, budget, run_seconds, versions, options_.plan.max_samples);
+  const std::vector<double> parts = budget_runs(choice.chosen, budget, run_seconds);
+  for (std::size_t i = 0; i < parts.size(); ++i) budget_runs_[choice.chosen[i].id] = parts[i];
   const plans::SequentialLooks confirmation = default_policy().confirmation;
   const std::size_t most_confirmation_runs =
       2 * plans::pairs_after_look(confirmation, confirmation.looks - 1);
@@ -889,22 +891,24 @@ void Racer::take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy) 
 }
 
 // Under --budget, a further look of the confirmation only while the loop's runs, the race's
-// and the confirmation's, stay within its part of the budget (its cap for every version): the
-// first look is always taken, the others spend what the race left. The builds of the look's
-// new layouts count as the runs they would take as long as, at the first look's build time.
+// and the confirmation's, stay within its part of the budget (its share of the budget's runs,
+// or its cap for every version where the cap's floor gave it more): the first look is always
+// taken, the others spend what the race left. A race stopped by the sample cap, not by the
+// budget, leaves the rest of its part to the confirmation. The builds of the look's new
+// layouts count as the runs they would take as long as, at the first look's build time.
 bool Racer::look_fits_budget(const LoopRace& r, std::size_t more_pairs, unsigned look) const {
   if (!options_.budget_seconds) return true;
   auto cap = caps_.find(r.loop.id);
-  if (cap == caps_.end()) return true;
-  const std::size_t part = cap->second * r.groups.representatives.size();
+  auto runs = budget_runs_.find(r.loop.id);
+  if (cap == caps_.end() || runs == budget_runs_.end()) return true;
+  const double part = std::max(runs->second, double(cap->second * r.groups.representatives.size()));
   double builds = 0;
   if (!r.confirm_seeds.empty() && budget_run_seconds_ > 0) {
     const std::size_t layouts =
         plans::layouts_after_look(options_.confirm_layouts, look) - r.confirm_seeds.size();
     builds = double(layouts) * r.confirm_layout_seconds / budget_run_seconds_;
   }
-  return double(r.observations + 2 * (r.confirm_chosen.size() + more_pairs)) + builds <=
-         double(part);
+  return double(r.observations + 2 * (r.confirm_chosen.size() + more_pairs)) + builds <= part;
 }
 
 // One confirmation observation of `version`: the next one an earlier command stored, else a

@@ -257,7 +257,8 @@ class Racer {
   AppliedFactors applied_;
   // Per loop of a nest pass, the openers raced with it (settle_openers).
   std::map<std::string, AppliedFactors> openers_;
-  std::map<std::string, std::size_t> caps_;  // observation cap per hot loop (--budget)
+  std::map<std::string, std::size_t> caps_;    // observation cap per hot loop (--budget)
+  std::map<std::string, double> budget_runs_;  // runs of --budget per hot loop
 };
 
 }  // namespace looprace::race::detail

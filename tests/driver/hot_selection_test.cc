@@ -94,6 +94,21 @@ TEST(BudgetCaps, TheBudgetIsSharedByTheLoopsShares) {
   EXPECT_EQ(budget_caps(chosen, std::nullopt, 0.1, 10, 200), (std::vector<std::size_t>{200, 200}));
 }
 
+TEST(BudgetRuns, EachLoopsPartOfTheBudgetIsNotBoundByTheCap) {
+  const std::vector<store::Hotness> chosen = {{"a", 0, 0, 0.30}, {"b", 0, 0, 0.10}};
+  // 400 s of 0.1 s runs: a's part stays 3,000 runs where its cap stops at 200 x 10 versions.
+  const std::vector<double> runs = budget_runs(chosen, 400.0, 0.1);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_NEAR(runs[0], 3000, 1e-6);
+  EXPECT_NEAR(runs[1], 1000, 1e-6);
+  EXPECT_TRUE(budget_runs(chosen, std::nullopt, 0.1).empty());
+  const std::vector<store::Hotness> unknown = {{"a", 0, 0, 0}, {"b", 0, 0, 0}};
+  const std::vector<double> even = budget_runs(unknown, 40.0, 0.1);
+  ASSERT_EQ(even.size(), 2u);
+  EXPECT_NEAR(even[0], 200, 1e-6);
+  EXPECT_NEAR(even[1], 200, 1e-6);
+}
+
 TEST(BudgetCaps, UnknownSharesSplitTheBudgetEvenly) {
   const std::vector<store::Hotness> chosen = {{"a", 0, 0, 0}, {"b", 0, 0, 0}};
   EXPECT_EQ(budget_caps(chosen, 40.0, 0.1, 10, 200), (std::vector<std::size_t>{20, 20}));

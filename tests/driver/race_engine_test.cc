@@ -609,7 +609,7 @@ TEST_F(RaceEngine, ACodeThatFailsToBuildAtAnotherLayoutIsNotRaced) {
 TEST_F(RaceEngine, TheConfirmationLooksAgainOnlyWithinTheLoopsPartOfTheBudget) {
   options_.confirm = 30;
   options_.confirm_test = stats::RatioTest::welch_log;
-  options_.budget_seconds = 3;  // at 0.010 s a run: caps of 17, 289 runs for the loop
+  options_.budget_seconds = 1.5;  // at 0.010 s a run: 150 runs for the loop, caps of 8
   RaceSummary summary = race(
       spread_when_confirming(), [](bool) { return 1.0; }, 0.010);
   const LoopOutcome& loop = summary.loops[0];
@@ -620,15 +620,29 @@ TEST_F(RaceEngine, TheConfirmationLooksAgainOnlyWithinTheLoopsPartOfTheBudget) {
   })) << fmt::format("{}", fmt::join(loop.notes, "\n"));
 }
 
+// A race stopped by its sample cap, not by --budget, leaves the rest of the loop's part of the
+// budget to the confirmation: it looks again where the cap alone would have stopped it.
+TEST_F(RaceEngine, ARaceStoppedByItsCapLeavesItsBudgetToTheConfirmation) {
+  options_.confirm = 30;
+  options_.confirm_test = stats::RatioTest::welch_log;
+  options_.plan.max_samples = 8;  // 8 x 17 = 136 runs at most for the race
+  options_.budget_seconds = 10;   // at 0.010 s a run: 1,000 runs for the loop
+  RaceSummary summary = race(
+      spread_when_confirming(), [](bool) { return 1.0; }, 0.010);
+  const LoopOutcome& loop = summary.loops[0];
+  EXPECT_GT(loop.decision.speedup.chosen.size(), 30u)
+      << fmt::format("{}", fmt::join(loop.notes, "\n"));
+}
+
 // A further look's new layouts must be built: under --budget their builds count as the runs
-// they would take as long as, so with runs of 0.5 ms a budget that leaves room for the look's
+// they would take as long as, so with runs of 0.1 ms a budget that leaves room for the look's
 // runs but not for its builds stops the confirmation after its first look.
 TEST_F(RaceEngine, TheConfirmationsLayoutBuildsCountInTheBudget) {
   options_.confirm = 30;
   options_.confirm_test = stats::RatioTest::welch_log;
-  options_.budget_seconds = 1;  // 2,000 runs: the race's and 240 pairs' runs fit
+  options_.budget_seconds = 0.2;  // 2,000 runs: the race's and 240 pairs' runs fit
   RaceSummary summary = race(
-      spread_when_confirming(), [](bool) { return 1.0; }, 0.0005);
+      spread_when_confirming(), [](bool) { return 1.0; }, 0.0001);
   const LoopOutcome& loop = summary.loops[0];
   std::size_t race_runs = 0;
   for (const auto& [factor, n] : loop.decision.samples) race_runs += n;
