@@ -26,30 +26,23 @@ HotChoice choose_hot(const std::vector<store::Hotness>& ranking,
   return out;
 }
 
-std::vector<double> budget_runs(const std::vector<store::Hotness>& chosen,
-                                std::optional<double> budget_seconds, double run_seconds) {
-  if (!budget_seconds || run_seconds <= 0) return {};
+std::vector<LoopBudget> loop_budgets(const std::vector<store::Hotness>& chosen,
+                                     std::optional<double> budget_seconds, double run_seconds,
+                                     std::size_t versions, std::size_t cap, std::size_t floor) {
+  if (!budget_seconds || run_seconds <= 0 || versions == 0) return {};
   double total = 0;
   for (const auto& h : chosen) total += h.share;
   const double runs = *budget_seconds / run_seconds;
-  std::vector<double> parts;
-  for (const auto& h : chosen)
-    parts.push_back(runs * (total > 0 ? h.share / total : 1.0 / double(chosen.size())));
-  return parts;
-}
-
-std::vector<std::size_t> budget_caps(const std::vector<store::Hotness>& chosen,
-                                     std::optional<double> budget_seconds, double run_seconds,
-                                     std::size_t versions, std::size_t cap, std::size_t floor) {
-  std::vector<std::size_t> caps(chosen.size(), cap);
-  const std::vector<double> runs = budget_runs(chosen, budget_seconds, run_seconds);
-  if (runs.empty() || versions == 0) return caps;
-  for (std::size_t i = 0; i < chosen.size(); ++i) {
+  std::vector<LoopBudget> parts;
+  for (const auto& h : chosen) {
+    LoopBudget part;
+    part.runs = runs * (total > 0 ? h.share / total : 1.0 / double(chosen.size()));
     // The small slack keeps an exact share (3/4 of 400 runs) from flooring to one less.
-    const auto mine = static_cast<std::size_t>(std::floor(runs[i] / double(versions) + 1e-9));
-    caps[i] = std::clamp(mine, std::min(floor, cap), cap);
+    const auto mine = static_cast<std::size_t>(std::floor(part.runs / double(versions) + 1e-9));
+    part.cap = std::clamp(mine, std::min(floor, cap), cap);
+    parts.push_back(part);
   }
-  return caps;
+  return parts;
 }
 
 std::string observation_loop(const std::string& loop,

@@ -4,6 +4,7 @@
 // is spent in proportion to the shares.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -34,15 +35,21 @@ HotChoice choose_hot(const std::vector<store::Hotness>& ranking,
                      const std::function<bool(const std::string&)>& candidate,
                      const HotSelection& selection);
 
-// Each chosen loop's part of a time budget, in runs of `run_seconds`: the budget shared in
-// proportion to the loops' shares (evenly when they are unknown). Empty without a budget.
-std::vector<double> budget_runs(const std::vector<store::Hotness>& chosen,
-                                std::optional<double> budget_seconds, double run_seconds);
+// One chosen loop's part of a time budget: its share of the budget's runs, and the observation
+// cap that part gives each of its versions.
+struct LoopBudget {
+  double runs = 0;      // the budget's runs in proportion to the loop's share
+  std::size_t cap = 0;  // its runs over the versions, never above the plan's cap nor below a floor
+  // What the loop's race and confirmation may spend together: its part, or its cap for every
+  // version where the cap's floor gave it more.
+  double spendable(std::size_t versions) const { return std::max(runs, double(cap * versions)); }
+};
 
-// The observation cap of each chosen loop under a time budget: its part of the budget's runs
-// over `versions` versions, never above `cap` nor below `floor` (a race needs a few rounds to
-// decide anything). Without a budget, `cap` for all.
-std::vector<std::size_t> budget_caps(const std::vector<store::Hotness>& chosen,
+// Each chosen loop's part of a budget of `budget_seconds`, in runs of `run_seconds`, shared in
+// proportion to the loops' shares (evenly when they are unknown), over `versions` versions with
+// `cap` observations at most and `floor` at least (a race needs a few rounds to decide anything).
+// Empty without a budget: every loop keeps the plan's cap.
+std::vector<LoopBudget> loop_budgets(const std::vector<store::Hotness>& chosen,
                                      std::optional<double> budget_seconds, double run_seconds,
                                      std::size_t versions, std::size_t cap, std::size_t floor = 6);
 

@@ -392,17 +392,17 @@ void Racer::plan_budget(const HotChoice& choice, const std::string& what,
                         std::optional<double> budget) {
   const std::size_t versions = options_.factors.empty() ? kMaxFactor + 1 : options_.factors.size();
   const double run_seconds = budget_run_seconds_;
-  const std::vector<std::size_t> caps =
-      budget_caps(choice.chosen, budget, run_seconds, versions, options_.plan.max_samples);
-  const std::vector<double> parts = budget_runs(choice.chosen, budget, run_seconds);
-  for (std::size_t i = 0; i < parts.size(); ++i) budget_runs_[choice.chosen[i].id] = parts[i];
+  const std::vector<LoopBudget> parts =
+      loop_budgets(choice.chosen, budget, run_seconds, versions, options_.plan.max_samples);
   const plans::SequentialLooks confirmation = default_policy().confirmation;
   const std::size_t most_confirmation_runs =
       2 * plans::pairs_after_look(confirmation, confirmation.looks - 1);
+  std::vector<std::size_t> caps;
   std::size_t runs = 0;
-  for (std::size_t i = 0; i < caps.size(); ++i) {
-    caps_[choice.chosen[i].id] = caps[i];
-    runs += caps[i] * versions + most_confirmation_runs;
+  for (std::size_t i = 0; i < choice.chosen.size(); ++i) {
+    if (!parts.empty()) budgets_[choice.chosen[i].id] = parts[i];
+    caps.push_back(parts.empty() ? options_.plan.max_samples : parts[i].cap);
+    runs += caps.back() * versions + most_confirmation_runs;
   }
   RaceProgress p;
   p.announcement = fmt::format(
@@ -432,7 +432,8 @@ std::map<int, std::vector<store::VariantRow>> Racer::build_variants(LoopRace& r)
 
 plans::PlanOptions Racer::plan_options_for(const std::string& loop_id) const {
   plans::PlanOptions plan = options_.plan;
-  if (auto cap = caps_.find(loop_id); cap != caps_.end()) plan.max_samples = cap->second;
+  if (auto part = budgets_.find(loop_id); part != budgets_.end())
+    plan.max_samples = part->second.cap;
   return plan;
 }
 
@@ -898,10 +899,9 @@ void Racer::take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy) 
 // layouts count as the runs they would take as long as, at the first look's build time.
 bool Racer::look_fits_budget(const LoopRace& r, std::size_t more_pairs, unsigned look) const {
   if (!options_.budget_seconds) return true;
-  auto cap = caps_.find(r.loop.id);
-  auto runs = budget_runs_.find(r.loop.id);
-  if (cap == caps_.end() || runs == budget_runs_.end()) return true;
-  const double part = std::max(runs->second, double(cap->second * r.groups.representatives.size()));
+  auto budget = budgets_.find(r.loop.id);
+  if (budget == budgets_.end()) return true;
+  const double part = budget->second.spendable(r.groups.representatives.size());
   double builds = 0;
   if (!r.confirm_seeds.empty() && budget_run_seconds_ > 0) {
     const std::size_t layouts =

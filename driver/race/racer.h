@@ -257,8 +257,7 @@ class Racer {
   AppliedFactors applied_;
   // Per loop of a nest pass, the openers raced with it (settle_openers).
   std::map<std::string, AppliedFactors> openers_;
-  std::map<std::string, std::size_t> caps_;    // observation cap per hot loop (--budget)
-  std::map<std::string, double> budget_runs_;  // runs of --budget per hot loop
+  std::map<std::string, LoopBudget> budgets_;  // each hot loop's part of --budget
 };
 
 }  // namespace looprace::race::detail

@@ -84,34 +84,46 @@ TEST(ObservationLoop, StopsAtTheOutermostLoopOrOneThatDidNotRun) {
   EXPECT_EQ(observation_loop("k", n.places, n.hotness), "k");
 }
 
-TEST(BudgetCaps, TheBudgetIsSharedByTheLoopsShares) {
+// The caps of loop_budgets' parts, one per chosen loop.
+std::vector<std::size_t> caps_of(const std::vector<LoopBudget>& parts) {
+  std::vector<std::size_t> caps;
+  for (const auto& part : parts) caps.push_back(part.cap);
+  return caps;
+}
+
+TEST(LoopBudgets, TheBudgetIsSharedByTheLoopsShares) {
   const std::vector<store::Hotness> chosen = {{"a", 0, 0, 0.30}, {"b", 0, 0, 0.10}};
   // 400 s of 0.1 s runs = 4000 runs over 10 versions: a gets 3/4 (300), b 1/4 (100).
-  EXPECT_EQ(budget_caps(chosen, 400.0, 0.1, 10, 200), (std::vector<std::size_t>{200, 100}));
-  EXPECT_EQ(budget_caps(chosen, 40.0, 0.1, 10, 200), (std::vector<std::size_t>{30, 10}));
-  // Never under the floor, nor over the cap; no budget: the cap.
-  EXPECT_EQ(budget_caps(chosen, 1.0, 0.1, 10, 200), (std::vector<std::size_t>{6, 6}));
-  EXPECT_EQ(budget_caps(chosen, std::nullopt, 0.1, 10, 200), (std::vector<std::size_t>{200, 200}));
+  EXPECT_EQ(caps_of(loop_budgets(chosen, 400.0, 0.1, 10, 200)),
+            (std::vector<std::size_t>{200, 100}));
+  EXPECT_EQ(caps_of(loop_budgets(chosen, 40.0, 0.1, 10, 200)), (std::vector<std::size_t>{30, 10}));
+  // Never under the floor, nor over the cap; no budget: no parts, the plan's cap for all.
+  EXPECT_EQ(caps_of(loop_budgets(chosen, 1.0, 0.1, 10, 200)), (std::vector<std::size_t>{6, 6}));
+  EXPECT_TRUE(loop_budgets(chosen, std::nullopt, 0.1, 10, 200).empty());
 }
 
-TEST(BudgetRuns, EachLoopsPartOfTheBudgetIsNotBoundByTheCap) {
+TEST(LoopBudgets, EachLoopsPartOfTheBudgetIsNotBoundByTheCap) {
   const std::vector<store::Hotness> chosen = {{"a", 0, 0, 0.30}, {"b", 0, 0, 0.10}};
   // 400 s of 0.1 s runs: a's part stays 3,000 runs where its cap stops at 200 x 10 versions.
-  const std::vector<double> runs = budget_runs(chosen, 400.0, 0.1);
-  ASSERT_EQ(runs.size(), 2u);
-  EXPECT_NEAR(runs[0], 3000, 1e-6);
-  EXPECT_NEAR(runs[1], 1000, 1e-6);
-  EXPECT_TRUE(budget_runs(chosen, std::nullopt, 0.1).empty());
-  const std::vector<store::Hotness> unknown = {{"a", 0, 0, 0}, {"b", 0, 0, 0}};
-  const std::vector<double> even = budget_runs(unknown, 40.0, 0.1);
-  ASSERT_EQ(even.size(), 2u);
-  EXPECT_NEAR(even[0], 200, 1e-6);
-  EXPECT_NEAR(even[1], 200, 1e-6);
+  const std::vector<LoopBudget> parts = loop_budgets(chosen, 400.0, 0.1, 10, 200);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_NEAR(parts[0].runs, 3000, 1e-6);
+  EXPECT_NEAR(parts[1].runs, 1000, 1e-6);
+  EXPECT_NEAR(parts[0].spendable(10), 3000, 1e-6);
+  // Where the floor gives a loop more than its share, the cap is what it may spend.
+  const std::vector<LoopBudget> tight = loop_budgets(chosen, 1.0, 0.1, 10, 200);
+  ASSERT_EQ(tight.size(), 2u);
+  EXPECT_NEAR(tight[1].runs, 2.5, 1e-6);
+  EXPECT_NEAR(tight[1].spendable(10), 60, 1e-6);
 }
 
-TEST(BudgetCaps, UnknownSharesSplitTheBudgetEvenly) {
+TEST(LoopBudgets, UnknownSharesSplitTheBudgetEvenly) {
   const std::vector<store::Hotness> chosen = {{"a", 0, 0, 0}, {"b", 0, 0, 0}};
-  EXPECT_EQ(budget_caps(chosen, 40.0, 0.1, 10, 200), (std::vector<std::size_t>{20, 20}));
+  const std::vector<LoopBudget> parts = loop_budgets(chosen, 40.0, 0.1, 10, 200);
+  EXPECT_EQ(caps_of(parts), (std::vector<std::size_t>{20, 20}));
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_NEAR(parts[0].runs, 200, 1e-6);
+  EXPECT_NEAR(parts[1].runs, 200, 1e-6);
 }
 
 }  // namespace
