@@ -163,6 +163,42 @@ def loop_cycles(records, loop=None):
     return total
 
 
+def buckets(run):
+    """A record's octave histogram as (octave, entries, cycles), shortest first."""
+    return [tuple(int(x) for x in b.split(":")) for b in run["hist"].split(",")]
+
+
+def octave_of_entry(hist, rank, from_longest):
+    """The octave of the entry with `rank` entries before it (from the shortest or longest)."""
+    seen = 0
+    for octave, count, _ in (reversed(hist) if from_longest else hist):
+        seen += count
+        if seen > rank:
+            return octave
+    return 0
+
+
+def kept_mean_times_entries(run, hist, cap):
+    """The mean of the entries below octave `cap`, times all the run's entries."""
+    kept = [(count, cycles) for octave, count, cycles in hist if octave < cap]
+    return sum(c for _, c in kept) * run["entries"] / sum(k for k, _ in kept)
+
+
+def filtered_cycles(run, least=5, median_first=True, reference=True):
+    """A loop's cycles in one run (a dict of its record's entries and hist) with the entries
+    a disturbance lengthened taken out, by the rule the parameters name (benchmarks/entry-rules;
+    the defaults are driver/stats/entry_filter.cc's); None: not filtered."""
+    hist, n = buckets(run), run["entries"]
+    allowance = max(least, int(0.01 * n))
+    cap = octave_of_entry(hist, (n - 1) // 2, False) + 2
+    above = sum(count for octave, count, _ in hist if octave >= cap)
+    if not median_first or above > allowance:
+        if not reference:
+            return None
+        cap = octave_of_entry(hist, allowance, True) + 2
+    return kept_mean_times_entries(run, hist, cap)
+
+
 def linked_files(directory):
     """The executables and shared objects under `directory` (what looprace drops before a run:
     ELF files that are not object files)."""
