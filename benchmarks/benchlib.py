@@ -150,17 +150,22 @@ def cpu_seconds_of(command, env, who):
     return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
+def runtime_records(text, kind):
+    """The fields (name -> text) of each record of `kind` ("loop" or "end") in the runtime's
+    records of a run (docs/formats.md, section 6), in the order written."""
+    out = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) > 2 and fields[2] == kind:
+            out.append(dict(f.split("=", 1) for f in fields[3:]))
+    return out
+
+
 def loop_cycles(records, loop=None):
     """Cycles of loop `loop` (every instrumented loop when None) in one run's runtime records
     (docs/formats.md, section 6), summed over the run's processes."""
-    total = 0
-    for line in Path(records).read_text().splitlines():
-        fields = line.split()
-        if fields[2] == "loop":
-            values = dict(f.split("=", 1) for f in fields[3:])
-            if loop is None or values["id"] == loop:
-                total += int(values["cycles"])
-    return total
+    return sum(int(r["cycles"]) for r in runtime_records(Path(records).read_text(), "loop")
+               if loop is None or r["id"] == loop)
 
 
 def buckets(run):
