@@ -335,7 +335,8 @@ void print_table(const std::vector<Setting>& settings, const plans::Dataset& dat
 // The observations to replay: a CSV file, or the raced loops of a store.
 void add_input_options(CLI::App* cmd, ReplayCommandOptions* o) {
   cmd->add_option("CSV", o->csv,
-                  "Observations: CSV with header loop,version,cycles (recorded order)")
+                  "Observations: CSV with header loop,version,cycles or "
+                  "loop,version,cycles,control (recorded order)")
       ->check(CLI::ExistingFile);
   add_observation_option(cmd, &o->observation);
   cmd->add_option("--store", o->store, "Replay the raced observations of a looprace store instead")

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "plans/rounds.h"
+#include "stats/covariate.h"
 #include "stats/inference.h"
 #include "stats/running_stats.h"
 
@@ -13,18 +15,46 @@ namespace {
 
 using stats::RunningStats;
 
+// Every observation of each version, for means taken once the plan has them all.
+using Taken = std::vector<std::vector<Observation>>;
+
+void add_round(Taken& taken, const std::vector<std::size_t>& sampled,
+               const std::vector<std::optional<Observation>>& observations) {
+  for (std::size_t i = 0; i < sampled.size(); ++i)
+    if (observations[i]) taken[sampled[i]].push_back(*observations[i]);
+}
+
+// Each version's arithmetic mean of its cycles, adjusted by their runs' controls when they have
+// them (stats::adjusted_cycles).
+std::vector<double> version_means(const Taken& taken) {
+  std::vector<std::vector<double>> cycles(taken.size()), controls(taken.size());
+  for (std::size_t v = 0; v < taken.size(); ++v)
+    for (const Observation& o : taken[v]) {
+      cycles[v].push_back(o.cycles);
+      if (o.control) controls[v].push_back(*o.control);
+    }
+  const bool controlled =
+      std::any_of(controls.begin(), controls.end(), [](const auto& c) { return !c.empty(); });
+  if (controlled) cycles = stats::adjusted_cycles(cycles, controls);
+  std::vector<double> means(taken.size(), 0.0);
+  for (std::size_t v = 0; v < taken.size(); ++v) {
+    RunningStats mean;
+    for (double c : cycles[v]) mean.add(c);
+    means[v] = mean.mean();
+  }
+  return means;
+}
+
 void add_round(std::vector<RunningStats>& cycles, const std::vector<std::size_t>& sampled,
                const std::vector<std::optional<Observation>>& observations) {
   for (std::size_t i = 0; i < sampled.size(); ++i)
-    if (observations[i]) cycles[sampled[i]].add(*observations[i]);
+    if (observations[i]) cycles[sampled[i]].add(observations[i]->cycles);
 }
 
-std::size_t lowest_mean(const std::vector<RunningStats>& cycles,
-                        const std::vector<std::size_t>& among) {
+std::size_t lowest_mean(const std::vector<double>& means, const std::vector<std::size_t>& among) {
   if (among.empty()) throw std::runtime_error("no version could be observed");
-  return *std::min_element(among.begin(), among.end(), [&](std::size_t a, std::size_t b) {
-    return cycles[a].mean() < cycles[b].mean();
-  });
+  return *std::min_element(among.begin(), among.end(),
+                           [&](std::size_t a, std::size_t b) { return means[a] < means[b]; });
 }
 
 }  // namespace
@@ -38,15 +68,15 @@ std::string ConstantPlan::describe() const { return fmt::format("constant(n={})"
 Decision ConstantPlan::run(std::size_t versions, Sampler& sampler,
                            const RoundObserver& observer) const {
   RoundKeeper keeper(versions, sampler, observer);
-  std::vector<RunningStats> cycles(versions);
+  Taken taken(versions);
   for (std::size_t round = 0; round < size_; ++round) {
     const std::vector<std::size_t> alive = keeper.alive();
     if (alive.empty()) break;
-    add_round(cycles, alive, keeper.pull(alive));
+    add_round(taken, alive, keeper.pull(alive));
     keeper.trace(alive, keeper.alive());
   }
   Decision& decision = keeper.decision();
-  decision.chosen = lowest_mean(cycles, keeper.alive());
+  decision.chosen = lowest_mean(version_means(taken), keeper.alive());
   decision.winners = {decision.chosen};
   return keeper.release();
 }
@@ -81,10 +111,14 @@ Decision JavaStatsPlan::run(std::size_t versions, Sampler& sampler,
       if (!precise(v) && decision.samples[v] < p.max_samples) pending.push_back(v);
     if (pending.empty()) break;
     add_round(cycles, pending, keeper.pull(pending));
+    if (keeper.controlled())
+      throw std::invalid_argument("javastats takes no observations with controls");
     keeper.trace(pending, keeper.alive());
   }
   const std::vector<std::size_t> alive = keeper.alive();
-  decision.chosen = lowest_mean(cycles, alive);
+  std::vector<double> means(versions);
+  for (std::size_t v : alive) means[v] = cycles[v].mean();
+  decision.chosen = lowest_mean(means, alive);
   decision.cap_hit =
       std::any_of(alive.begin(), alive.end(), [&](std::size_t v) { return !precise(v); });
   const double best_upper = cycles[decision.chosen].mean() + half_width(decision.chosen);

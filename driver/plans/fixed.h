@@ -7,7 +7,8 @@
 
 namespace looprace::plans {
 
-// `size` observations of every version, the lowest arithmetic mean wins (alone).
+// `size` observations of every version, the lowest arithmetic mean wins (alone); with
+// controls, the mean of the cycles adjusted by them.
 class ConstantPlan : public Plan {
  public:
   explicit ConstantPlan(std::size_t size);
@@ -26,10 +27,10 @@ struct JavaStatsParameters {
   std::size_t max_samples = 200;
 };
 
-// Georges et al.'s JavaSTATS on raw cycles: versions still imprecise are observed together each
-// round; a version stops once it has min_samples and its interval half-width over its mean is
-// below theta, or at max_samples (cap_hit). The lowest mean is chosen; the winners are the
-// versions whose intervals overlap the chosen one's.
+// Georges et al.'s JavaSTATS on raw cycles (observations with controls are refused): versions still
+// imprecise are observed together each round; a version stops once it has min_samples and its
+// interval half-width over its mean is below theta, or at max_samples (cap_hit). The lowest mean is
+// chosen; the winners are the versions whose intervals overlap the chosen one's.
 class JavaStatsPlan : public Plan {
  public:
   explicit JavaStatsPlan(const JavaStatsParameters& parameters);

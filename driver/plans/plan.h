@@ -13,8 +13,17 @@
 namespace looprace::plans {
 
 // Cycles the target loop took in one program run (raw, > 0). Plans that work on logs take the
-// log themselves.
-using Observation = double;
+// log themselves. `control`: cycles the run's control loops took (their geometric mean, > 0),
+// loops no version changes, timed in the same run to measure how fast the machine ran it; a
+// plan adjusts the cycles by them (stats/covariate.h). A plan's observations have a control
+// all or none.
+struct Observation {
+  Observation(double cycles, std::optional<double> control = std::nullopt)  // NOLINT: implicit
+      : cycles(cycles), control(control) {}
+  double cycles;
+  std::optional<double> control;
+  bool operator==(const Observation&) const = default;
+};
 
 // Where observations come from. One call is one round: one new observation of each listed
 // version. The sampler picks the order (the live driver shuffles it every round), so blocked

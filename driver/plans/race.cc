@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <stdexcept>
 
 #include "plans/rounds.h"
+#include "stats/covariate.h"
 #include "stats/inference.h"
 #include "stats/multiplicity.h"
 #include "stats/running_stats.h"
@@ -46,18 +49,50 @@ class LocationSample {
   LocationEstimate estimate_;
 };
 
-// Independent samples of log observations, one location per version.
+// Samples of logs adjusted by their runs' controls (stats/covariate.h): one slope, fitted
+// within all of them, refitted after every round. Only means: a trimmed mean of adjusted values
+// would have to be recomputed from every observation whenever the slope moves.
+class ControlledSamples {
+ public:
+  ControlledSamples(std::size_t samples, LocationTest test) : samples_(samples) {
+    if (test != LocationTest::welch)
+      throw std::invalid_argument(
+          "observations with controls are compared by their means: race them with --test welch");
+  }
+  void add(std::size_t k, double y, double x) { samples_[k].add(y, x); }
+  void refit() { slope_ = stats::pooled_slope(samples_); }
+  LocationEstimate estimate(std::size_t k) const {
+    return stats::adjusted_mean_estimate(samples_[k], slope_);
+  }
+
+ private:
+  std::vector<stats::CovariateStats> samples_;
+  double slope_ = 0.0;
+};
+
+// Independent samples of log observations, one location per version (adjusted by the runs'
+// controls when the observations have them).
 class IndependentLogs {
  public:
   // A loser's rivals keep gathering data, so a loser may come back (the paper's rule).
   static constexpr bool kReadmitsLosers = true;
 
-  IndependentLogs(std::size_t versions, LocationTest test) : test_(test), samples_(versions) {}
+  IndependentLogs(std::size_t versions, LocationTest test)
+      : versions_(versions), test_(test), samples_(versions) {}
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
-    for (std::size_t i = 0; i < sampled.size(); ++i)
-      if (observations[i]) samples_[sampled[i]].add(std::log(*observations[i]), test_);
+    for (std::size_t i = 0; i < sampled.size(); ++i) {
+      if (!observations[i]) continue;
+      const Observation& o = *observations[i];
+      if (!o.control) {
+        samples_[sampled[i]].add(std::log(o.cycles), test_);
+        continue;
+      }
+      if (!controlled_) controlled_.emplace(versions_, test_);
+      controlled_->add(sampled[i], std::log(o.cycles), std::log(*o.control));
+    }
+    if (controlled_) controlled_->refit();
   }
   // Ranks the versions: the lower, the faster.
   double score(std::size_t v, const std::vector<std::size_t>&) const { return estimate(v).value; }
@@ -88,16 +123,21 @@ class IndependentLogs {
   }
 
  private:
-  const LocationEstimate& estimate(std::size_t v) const { return samples_[v].estimate(); }
+  LocationEstimate estimate(std::size_t v) const {
+    return controlled_ ? controlled_->estimate(v) : samples_[v].estimate();
+  }
 
+  std::size_t versions_;
   LocationTest test_;
   std::vector<LocationSample> samples_;
+  std::optional<ControlledSamples> controlled_;
 };
 
 // Blocked samples: for each pair (i < j) the location of log x_i - log x_j over the rounds
 // that observed both: their mean (the paired t-test), or their 20 % trimmed mean with the
 // winsorized standard error (the one-sample trimmed test of Tukey and McLaughlin), which the
-// few rounds another process disturbed move little.
+// few rounds another process disturbed move little. With controls, the mean of the pair's
+// log ratios adjusted by the ratios of its runs' controls.
 class PairedLogs {
  public:
   // A loser's pairs with the survivors stop growing while it is out, so it could only come
@@ -111,14 +151,27 @@ class PairedLogs {
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
     logs_.assign(sampled.size(), 0.0);
-    for (std::size_t i = 0; i < sampled.size(); ++i)
-      if (observations[i]) logs_[i] = std::log(*observations[i]);
+    controls_.assign(sampled.size(), 0.0);
     for (std::size_t i = 0; i < sampled.size(); ++i) {
       if (!observations[i]) continue;
-      for (std::size_t j = 0; j < sampled.size(); ++j)
-        if (observations[j] && sampled[i] < sampled[j])
-          pairs_[sampled[i] * versions_ + sampled[j]].add(logs_[i] - logs_[j], test_);
+      logs_[i] = std::log(observations[i]->cycles);
+      if (observations[i]->control) {
+        if (!controlled_) controlled_.emplace(versions_ * versions_, test_);
+        controls_[i] = std::log(*observations[i]->control);
+      }
     }
+    for (std::size_t i = 0; i < sampled.size(); ++i) {
+      if (!observations[i]) continue;
+      for (std::size_t j = 0; j < sampled.size(); ++j) {
+        if (!observations[j] || sampled[i] >= sampled[j]) continue;
+        const std::size_t pair = sampled[i] * versions_ + sampled[j];
+        if (controlled_)
+          controlled_->add(pair, logs_[i] - logs_[j], controls_[i] - controls_[j]);
+        else
+          pairs_[pair].add(logs_[i] - logs_[j], test_);
+      }
+    }
+    if (controlled_) controlled_->refit();
   }
   // Sum of the paired log ratios' locations against the other survivors.
   double score(std::size_t v, const std::vector<std::size_t>& survivors) const {
@@ -149,15 +202,20 @@ class PairedLogs {
  private:
   // The estimate of log a - log b; pairs hold log i - log j for i < j.
   LocationEstimate difference(std::size_t a, std::size_t b) const {
-    if (a < b) return pairs_[a * versions_ + b].estimate();
-    const LocationEstimate& e = pairs_[b * versions_ + a].estimate();
+    if (a < b) return pair(a * versions_ + b);
+    const LocationEstimate e = pair(b * versions_ + a);
     return {-e.value, e.variance, e.df};
+  }
+  LocationEstimate pair(std::size_t k) const {
+    return controlled_ ? controlled_->estimate(k) : pairs_[k].estimate();
   }
 
   std::size_t versions_;
   LocationTest test_;
   std::vector<LocationSample> pairs_;  // [i * versions + j], i < j
-  std::vector<double> logs_;           // of the round being added
+  // With controls: log i - log j against control i - control j, per pair.
+  std::optional<ControlledSamples> controlled_;
+  std::vector<double> logs_, controls_;  // of the round being added
 };
 
 // The contenders of `alive` that no other one beats: c loses when some d, not itself removed

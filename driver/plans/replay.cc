@@ -11,11 +11,13 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <stdexcept>
 #include <thread>
 
+#include "stats/covariate.h"
 #include "stats/running_stats.h"
 
 namespace looprace::plans {
@@ -37,7 +39,11 @@ class ReplaySampler : public Sampler {
         throw std::runtime_error(fmt::format(
             "loop {}: the plan asked for more than the {} recorded rounds; lower --max-samples",
             loop_.loop, order_.size()));
-      result.emplace_back(loop_.cycles[v][order_[taken_[v]++]]);
+      const std::size_t k = order_[taken_[v]++];
+      if (loop_.controls.empty())
+        result.emplace_back(loop_.cycles[v][k]);
+      else
+        result.emplace_back(Observation{loop_.cycles[v][k], loop_.controls[v][k]});
     }
     return result;
   }
@@ -79,7 +85,9 @@ bool is_integer(const std::string& s) {
 std::vector<VersionReplay> true_versions(const LoopData& loop, double theta) {
   std::vector<VersionReplay> truth;
   double best = std::numeric_limits<double>::infinity(), best_geometric = best;
-  for (const auto& c : loop.cycles) {
+  const auto cycles =
+      loop.controls.empty() ? loop.cycles : stats::adjusted_cycles(loop.cycles, loop.controls);
+  for (const auto& c : cycles) {
     stats::RunningStats all, logs;
     for (double x : c) {
       all.add(x);
@@ -205,33 +213,53 @@ struct CsvLines {
   }
 };
 
-// One observation row: a loop, its version and the cycles of one run.
+// One observation row: a loop, its version, the cycles of one run and its control.
 struct CsvObservation {
   std::string loop, version;
   double cycles = 0.0;
+  std::optional<double> control;
 };
 
-// Parses a row `loop,version,cycles`; fails on another number of fields, cycles that are not a
-// finite number above 0, or an empty loop or version.
-CsvObservation parse_observation(const std::string& line, const CsvLines& lines) {
-  const auto first = line.find(',');
-  const auto second = first == std::string::npos ? first : line.find(',', first + 1);
-  if (second == std::string::npos || line.find(',', second + 1) != std::string::npos)
-    lines.fail("expected 3 fields: loop,version,cycles");
-  CsvObservation o{line.substr(0, first), line.substr(first + 1, second - first - 1)};
-  const std::string text = line.substr(second + 1);
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), o.cycles);
+std::vector<std::string> split_fields(const std::string& line) {
+  std::vector<std::string> fields(1);
+  for (char c : line) {
+    if (c == ',')
+      fields.emplace_back();
+    else
+      fields.back().push_back(c);
+  }
+  return fields;
+}
+
+// Field `what` as a finite number above 0.
+double positive_field(const std::string& text, const char* what, const CsvLines& lines) {
+  double value = 0.0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || ptr != text.data() + text.size())
-    lines.fail("cycles '" + text + "' is not a number");
-  if (!std::isfinite(o.cycles) || o.cycles <= 0.0)
-    lines.fail("cycles must be finite and > 0, got " + text);
+    lines.fail(fmt::format("{} '{}' is not a number", what, text));
+  if (!std::isfinite(value) || value <= 0.0)
+    lines.fail(fmt::format("{} must be finite and > 0, got {}", what, text));
+  return value;
+}
+
+// Parses a row `loop,version,cycles` (or with `,control` when `controlled`); fails on another
+// number of fields, cycles or a control that is not a finite number above 0, or an empty loop
+// or version.
+CsvObservation parse_observation(const std::string& line, bool controlled, const CsvLines& lines) {
+  const std::vector<std::string> fields = split_fields(line);
+  if (fields.size() != (controlled ? 4u : 3u))
+    lines.fail(controlled ? "expected 4 fields: loop,version,cycles,control"
+                          : "expected 3 fields: loop,version,cycles");
+  CsvObservation o{fields[0], fields[1], positive_field(fields[2], "cycles", lines), std::nullopt};
+  if (controlled) o.control = positive_field(fields[3], "control", lines);
   if (o.loop.empty() || o.version.empty()) lines.fail("empty loop or version");
   return o;
 }
 
 // One loop's observations by version, the versions sorted numerically when all are integers;
 // throws for a version with fewer than 2 observations, which no plan can compare.
-LoopData loop_data(const std::string& name, std::map<std::string, std::vector<double>>& versions,
+LoopData loop_data(const std::string& name,
+                   std::map<std::string, std::vector<Observation>>& versions,
                    const std::string& source) {
   LoopData loop;
   loop.loop = name;
@@ -241,12 +269,18 @@ LoopData loop_data(const std::string& name, std::map<std::string, std::vector<do
         loop.versions.begin(), loop.versions.end(),
         [](const std::string& a, const std::string& b) { return std::stol(a) < std::stol(b); });
   for (const std::string& version : loop.versions) {
-    auto& cycles = versions[version];
-    if (cycles.size() < 2)
+    const auto& observed = versions[version];
+    if (observed.size() < 2)
       throw std::invalid_argument(
           fmt::format("{}: loop {} version {} has {} observation(s), need 2", source, name, version,
-                      cycles.size()));
-    loop.cycles.push_back(std::move(cycles));
+                      observed.size()));
+    std::vector<double>& cycles = loop.cycles.emplace_back();
+    std::vector<double> controls;
+    for (const Observation& o : observed) {
+      cycles.push_back(o.cycles);
+      if (o.control) controls.push_back(*o.control);
+    }
+    if (!controls.empty()) loop.controls.push_back(std::move(controls));
   }
   return loop;
 }
@@ -258,15 +292,17 @@ Dataset read_dataset_csv(std::istream& in, const std::string& source) {
   std::string line;
   while (lines.next(line) && line.empty()) {
   }
-  if (line != "loop,version,cycles") lines.fail("expected the header 'loop,version,cycles'");
+  const bool controlled = line == "loop,version,cycles,control";
+  if (line != "loop,version,cycles" && !controlled)
+    lines.fail("expected the header 'loop,version,cycles' or 'loop,version,cycles,control'");
 
   std::vector<std::string> loop_order;
-  std::map<std::string, std::map<std::string, std::vector<double>>> rows;
+  std::map<std::string, std::map<std::string, std::vector<Observation>>> rows;
   while (lines.next(line)) {
     if (line.empty()) continue;
-    CsvObservation o = parse_observation(line, lines);
+    CsvObservation o = parse_observation(line, controlled, lines);
     if (!rows.count(o.loop)) loop_order.push_back(o.loop);
-    rows[o.loop][o.version].push_back(o.cycles);
+    rows[o.loop][o.version].emplace_back(o.cycles, o.control);
   }
   if (loop_order.empty()) throw std::invalid_argument(source + ": no observations");
 

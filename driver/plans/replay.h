@@ -19,16 +19,20 @@ struct LoopData {
   std::string loop;
   std::vector<std::string> versions;        // version labels (e.g. unroll factors), sorted
   std::vector<std::vector<double>> cycles;  // per version, in recorded order
+  // Beside each observation, its run's control (plans::Observation); empty: none recorded.
+  std::vector<std::vector<double>> controls;
   // Rounds a replay can draw: the fewest observations of any version.
   std::size_t rounds() const;
 };
 
 using Dataset = std::vector<LoopData>;
 
-// Reads CSV with header `loop,version,cycles`, one observation per row in recorded order.
-// Versions sort numerically when all are integers. Throws std::invalid_argument naming
-// `source` and the line for a bad header, field or value (cycles must be finite and > 0), and
-// for a version with fewer than 2 observations.
+// Reads CSV with header `loop,version,cycles` or `loop,version,cycles,control`, one
+// observation per row in recorded order. Versions sort numerically when all are integers.
+// Throws std::invalid_argument naming `source` and the line for a bad header, field or value
+// (cycles and controls must be finite and > 0), and for a version with fewer than 2
+// observations. A replay of observations with controls judges each version by its mean
+// adjusted by them (stats::adjusted_cycles on all its recorded observations).
 Dataset read_dataset_csv(std::istream& in, const std::string& source);
 
 struct ReplayOptions {

@@ -33,14 +33,28 @@ std::vector<std::optional<Observation>> RoundKeeper::pull(
       decision_.disqualified.push_back(v);
       continue;
     }
-    const double x = *observations[i];
-    if (!std::isfinite(x) || x <= 0.0)
+    const Observation& o = *observations[i];
+    if (!std::isfinite(o.cycles) || o.cycles <= 0.0)
       throw std::invalid_argument(
           fmt::format("observation {} of version {} is {}: cycles must be finite and > 0",
-                      decision_.samples[v] + 1, v, x));
+                      decision_.samples[v] + 1, v, o.cycles));
+    check_control(o, v);
     ++decision_.samples[v];
   }
   return observations;
+}
+
+void RoundKeeper::check_control(const Observation& o, std::size_t v) {
+  if (!controlled_) controlled_ = o.control.has_value();
+  if (*controlled_ != o.control.has_value())
+    throw std::invalid_argument(fmt::format(
+        "observation {} of version {} has {} control where the plan's first had {}: a plan's "
+        "observations have controls all or none",
+        decision_.samples[v] + 1, v, o.control ? "a" : "no", *controlled_ ? "one" : "none"));
+  if (o.control && (!std::isfinite(*o.control) || *o.control <= 0.0))
+    throw std::invalid_argument(
+        fmt::format("observation {} of version {} has control {}: it must be finite and > 0",
+                    decision_.samples[v] + 1, v, *o.control));
 }
 
 void RoundKeeper::trace(const std::vector<std::size_t>& sampled,

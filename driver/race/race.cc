@@ -779,7 +779,7 @@ plans::Decision Racer::run_plan(LoopRace& r, LiveSampler& sampler,
       auto out = inner.round(versions);
       for (std::size_t i = 0; i < versions.size(); ++i) {
         if (out[i]) {
-          race.taken[versions[i]].push_back(*out[i]);
+          race.taken[versions[i]].push_back(out[i]->cycles);
           ++race.observations;
         }
       }

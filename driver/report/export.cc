@@ -158,7 +158,7 @@ std::string export_observations_csv(const Report& report) {
     if (!loop.decision) continue;  // an unfinished race: versions may lack observations
     for (const FactorResult& factor : loop.factors) {
       if (factor.disqualified) continue;  // never a valid choice for a replayed plan
-      for (plans::Observation cycles : factor.cycles)
+      for (double cycles : factor.cycles)
         out += fmt::format("{},{},{}\n", loop.id, factor.factor, cycles);
     }
   }

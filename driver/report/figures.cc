@@ -37,7 +37,7 @@ const FactorResult* find_factor(const LoopReport& loop, int factor) {
 }
 
 // Observations of `factor`: its own, or its code group's when it shares another's binary.
-const std::vector<plans::Observation>* observations_of(const LoopReport& loop, int factor) {
+const std::vector<double>* observations_of(const LoopReport& loop, int factor) {
   const FactorResult* f = find_factor(loop, factor);
   if (!f) return nullptr;
   const FactorResult* group = find_factor(loop, f->code_group);

@@ -70,7 +70,7 @@ struct FactorResult {
   std::string disqualified_reason;
   // Cycles the loop took per program run (raw, > 0), in the order they were recorded. Empty
   // for a factor whose code_group is another factor: its observations are the group's.
-  std::vector<plans::Observation> cycles;
+  std::vector<double> cycles;
 };
 
 // One run of a loop's own race (joint runs of loops raced together are in no loop's list), as

@@ -55,7 +55,7 @@ TEST(JointRoundsTest, OneRoundRunsTheFewestSlotsAndAnswersEachLoopFromItsOwnVers
   SlotAssignment slots = {{0, 0}, {1, 1}, {2, 0}, {3, 1}};
   FakeRuns fake{slots, {}, {}};
   JointRounds joint(slots, 2, std::ref(fake), 5);
-  std::vector<std::vector<std::optional<double>>> answers(2);
+  std::vector<std::vector<std::optional<plans::Observation>>> answers(2);
   joint.run({[&] {
                answers[0] = joint.measure(0, {1, 3});
              },
@@ -71,9 +71,9 @@ TEST(JointRoundsTest, OneRoundRunsTheFewestSlotsAndAnswersEachLoopFromItsOwnVers
   for (std::size_t i = 0; i < 2; ++i) {
     std::size_t v0 = std::vector<std::size_t>{1, 3}[i];
     ASSERT_TRUE(answers[0][i]);
-    EXPECT_EQ(static_cast<int>(*answers[0][i]) / 10, 100 + static_cast<int>(v0));
+    EXPECT_EQ(static_cast<int>(answers[0][i]->cycles) / 10, 100 + static_cast<int>(v0));
     ASSERT_TRUE(answers[1][i]);
-    EXPECT_EQ(static_cast<int>(*answers[1][i]) / 10, 200 + static_cast<int>(i));
+    EXPECT_EQ(static_cast<int>(answers[1][i]->cycles) / 10, 200 + static_cast<int>(i));
   }
 }
 
@@ -81,7 +81,7 @@ TEST(JointRoundsTest, AVersionWithoutSlotAndAFailedRunAreNotObserved) {
   SlotAssignment slots = {{0, 0}, {1, 1}};
   FakeRuns fake{slots, {}, {{1, 1}}};  // slot 1 fails in round 1
   JointRounds joint(slots, 2, std::ref(fake), 5);
-  std::vector<std::optional<double>> a, b;
+  std::vector<std::optional<plans::Observation>> a, b;
   joint.run({[&] { a = joint.measure(0, {0, 1, 5}); }, [&] { b = joint.measure(1, {0}); }});
   ASSERT_EQ(a.size(), 3u);
   EXPECT_TRUE(a[0]);

@@ -10,10 +10,9 @@ namespace looprace::race {
 namespace {
 
 // A plan-like driver: asks for the listed versions for `rounds` rounds.
-std::vector<std::vector<std::optional<double>>> drive(LiveSampler& s,
-                                                      const std::vector<std::size_t>& versions,
-                                                      int rounds) {
-  std::vector<std::vector<std::optional<double>>> out;
+std::vector<std::vector<std::optional<plans::Observation>>> drive(
+    LiveSampler& s, const std::vector<std::size_t>& versions, int rounds) {
+  std::vector<std::vector<std::optional<plans::Observation>>> out;
   for (int r = 0; r < rounds; ++r) out.push_back(s.round(versions));
   return out;
 }

@@ -25,6 +25,36 @@ TEST(ConstantPlan, TakesExactlyNFromEveryVersionAndPicksTheLowestMean) {
   EXPECT_FALSE(d.cap_hit);
 }
 
+// Version 0 ran one of its two runs while the machine ran 10 % slower, as its control shows:
+// by the raw means version 1 is faster (104 < 105), by the means adjusted by the controls
+// (slope 1, fitted within version 0) version 0 is.
+TEST(ConstantPlan, WithControlsPicksTheLowestAdjustedMean) {
+  struct Runs : Sampler {
+    std::size_t round_index = 0;
+    std::vector<std::optional<Observation>> round(const std::vector<std::size_t>& v) override {
+      std::vector<std::optional<Observation>> out;
+      for (std::size_t version : v)
+        out.emplace_back(version == 0 ? Observation{round_index == 0 ? 110.0 : 100.0,
+                                                    round_index == 0 ? 1.1 : 1.0}
+                                      : Observation{104.0, 1.0});
+      ++round_index;
+      return out;
+    }
+  } runs;
+  EXPECT_EQ(ConstantPlan(2).run(2, runs).chosen, 0u);
+  ScriptedSampler raw({{110, 100}, {104, 104}});
+  EXPECT_EQ(ConstantPlan(2).run(2, raw).chosen, 1u);
+}
+
+TEST(JavaStats, RefusesObservationsWithControls) {
+  struct Controlled : Sampler {
+    std::vector<std::optional<Observation>> round(const std::vector<std::size_t>& v) override {
+      return std::vector<std::optional<Observation>>(v.size(), Observation{10.0, 5.0});
+    }
+  } controlled;
+  EXPECT_THROW(JavaStatsPlan(JavaStatsParameters{}).run(1, controlled), std::invalid_argument);
+}
+
 TEST(JavaStats, StopsEachVersionAtItsOwnPrecision) {
   // Version 0 is precise at once; version 1 needs many runs.
   std::vector<VersionShape> shapes = {{1000.0, 0.001}, {1100.0, 0.05}};

@@ -15,6 +15,7 @@
 namespace looprace::plans {
 namespace {
 
+using testing::RegimeSampler;
 using testing::ScriptedSampler;
 using testing::SyntheticSampler;
 using testing::VersionShape;
@@ -201,6 +202,79 @@ TEST(BlockedRace, NeedsFewerRunsThanTheRaceUnderDrift) {
     blocked_total += total(blocked);
   }
   EXPECT_LT(blocked_total * 3, race_total);
+}
+
+// Each run's host speed moves the loop 4.5 % (sd) and its own noise is 0.3 %: the controls
+// timed in the same run take the regime out, and the races separate a 1 % gain with a
+// fraction of the runs. (The retiring races, whose bounds hold per comparison, stop as early
+// and so err as often as they do without controls.)
+TEST(ControlledRace, ControlsCutTheRunsWhenTheMachineSlowsWholeRuns) {
+  std::vector<VersionShape> shapes(8, VersionShape{1000.0, 0.003});
+  shapes[2].mean = 990.0;
+  for (const char* label : {"race", "race+familywise", "blocked-race", "blocked-race+familywise"}) {
+    std::size_t plain = 0, controlled = 0;
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+      PlanOptions o = race_options(label);
+      o.max_samples = 300;
+      const auto plan = make_plan(o);
+      RegimeSampler a(shapes, seed, {}, false), b(shapes, seed, {}, true);
+      const Decision without = plan->run(8, a);
+      const Decision with = plan->run(8, b);
+      EXPECT_EQ(with.chosen, 2u) << label << " seed " << seed;
+      EXPECT_FALSE(with.cap_hit) << label << " seed " << seed;
+      plain += total(without);
+      controlled += total(with);
+    }
+    EXPECT_LT(controlled * 4, plain) << label;
+  }
+}
+
+// Without a regime the controls are noise the fitted slope ignores (it stays near 0): the
+// decisions are the plain race's and the runs about the same.
+TEST(ControlledRace, ControlsThatFollowNothingCostLittle) {
+  std::vector<VersionShape> shapes(8, VersionShape{1000.0, 0.01});
+  shapes[5].mean = 980.0;
+  RegimeSampler::Machine quiet{0.0, 1.5, 0.05};
+  std::size_t plain = 0, controlled = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const BlockedRacePlan plan(
+        {0.05, 0.05, 0.005, 300, LocationTest::welch, ErrorControl::familywise});
+    RegimeSampler a(shapes, seed, quiet, false), b(shapes, seed, quiet, true);
+    const Decision without = plan.run(8, a), with = plan.run(8, b);
+    EXPECT_EQ(with.chosen, 5u) << seed;
+    plain += total(without);
+    controlled += total(with);
+  }
+  EXPECT_LT(static_cast<double>(controlled), 1.15 * static_cast<double>(plain));
+}
+
+TEST(ControlledRace, RefusesTrimmedMeansAndMixedObservations) {
+  std::vector<VersionShape> shapes(3, VersionShape{1000.0, 0.01});
+  RegimeSampler controlled(shapes, 1, {}, true);
+  RaceParameters yuen;
+  yuen.test = LocationTest::yuen;
+  EXPECT_THROW(RacePlan(yuen).run(3, controlled), std::invalid_argument);
+  // Version 1's second observation comes without its control.
+  struct Mixed : Sampler {
+    std::size_t calls = 0;
+    std::vector<std::optional<Observation>> round(const std::vector<std::size_t>& v) override {
+      std::vector<std::optional<Observation>> out;
+      for (std::size_t i = 0; i < v.size(); ++i)
+        out.emplace_back(
+            Observation{1000.0 + static_cast<double>(i),
+                        calls == 1 && v[i] == 1 ? std::nullopt : std::optional<double>(900.0)});
+      ++calls;
+      return out;
+    }
+  } mixed;
+  try {
+    BlockedRacePlan(RaceParameters{}).run(3, mixed);
+    FAIL() << "mixed observations were raced";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "observation 2 of version 1 has no control where the plan's first had one: a "
+                 "plan's observations have controls all or none");
+  }
 }
 
 TEST(Race, LosersAreRecomputedAndMayComeBack) {

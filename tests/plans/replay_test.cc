@@ -25,6 +25,17 @@ std::string csv_of(const Dataset& data) {
   return out;
 }
 
+// What reading `text` as the CSV `source` throws; empty when it reads.
+std::string read_error(const std::string& text, const std::string& source) {
+  std::istringstream in(text);
+  try {
+    read_dataset_csv(in, source);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return {};
+}
+
 TEST(DatasetCsv, ReadsLoopsAndSortsNumericVersions) {
   std::istringstream in(
       "loop,version,cycles\nL1,10,5\nL1,2,6\nL1,10,7\nL1,2,8\nL0,a,1\nL0,a,2\nL0,b,3\nL0,b,4\n");
@@ -38,15 +49,7 @@ TEST(DatasetCsv, ReadsLoopsAndSortsNumericVersions) {
 }
 
 TEST(DatasetCsv, ErrorsNameTheSourceAndLine) {
-  const auto message = [](const std::string& text) {
-    std::istringstream in(text);
-    try {
-      read_dataset_csv(in, "d.csv");
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
+  const auto message = [](const std::string& text) { return read_error(text, "d.csv"); };
   EXPECT_NE(message("a,b,c\n").find("d.csv:1: expected the header"), std::string::npos);
   EXPECT_NE(message("loop,version,cycles\nL,1,2\nL,1,-3\n")
                 .find("d.csv:3: cycles must be finite and > 0"),
@@ -57,6 +60,38 @@ TEST(DatasetCsv, ErrorsNameTheSourceAndLine) {
   EXPECT_NE(
       message("loop,version,cycles\nL,1,5\nL,1,6\nL,2,5\n").find("version 2 has 1 observation"),
       std::string::npos);
+}
+
+TEST(DatasetCsv, ReadsControlsBesideTheCycles) {
+  std::istringstream in(
+      "loop,version,cycles,control\nL,0,100,1.0\nL,0,110,1.1\nL,1,104,1\n"
+      "L,1,104,1\n");
+  const Dataset data = read_dataset_csv(in, "c.csv");
+  ASSERT_EQ(data.size(), 1u);
+  EXPECT_EQ(data[0].cycles[0], (std::vector<double>{100, 110}));
+  EXPECT_EQ(data[0].controls[0], (std::vector<double>{1.0, 1.1}));
+  EXPECT_EQ(data[0].controls[1], (std::vector<double>{1, 1}));
+  const auto message = [](const std::string& text) { return read_error(text, "c.csv"); };
+  EXPECT_EQ(message("loop,version,cycles,control\nL,0,100,0\n"),
+            "c.csv:2: control must be finite and > 0, got 0");
+  EXPECT_EQ(message("loop,version,cycles,control\nL,0,100\n"),
+            "c.csv:2: expected 4 fields: loop,version,cycles,control");
+}
+
+// The truth of a replay with controls is each version's mean adjusted by them: version 0's
+// slow run was the machine's (its control says so), so version 0 is the faster, and a plan
+// that takes every observation chooses it and does not fail.
+TEST(ReplayPerLoop, WithControlsVersionsAreJudgedByTheirAdjustedMeans) {
+  std::istringstream in(
+      "loop,version,cycles,control\nL,0,100,1.0\nL,0,110,1.1\nL,1,104,1\n"
+      "L,1,104,1\n");
+  const Dataset data = read_dataset_csv(in, "c.csv");
+  ConstantPlan all(2);
+  const LoopReplay r = replay_per_loop({&all}, data, {4, 1, 0.005, 1})[0][0];
+  EXPECT_TRUE(r.per_version[0].acceptable);
+  EXPECT_FALSE(r.per_version[1].acceptable);
+  EXPECT_NEAR(r.per_version[0].true_mean, 100.0 * std::pow(1.1, 0.25), 1e-9);
+  EXPECT_EQ(r.failure_rate, 0.0);
 }
 
 Dataset two_loops() {

@@ -46,6 +46,42 @@ class SyntheticSampler : public Sampler {
   std::size_t rounds_ = 0;
 };
 
+// Runs on a machine with regimes: every run has its own host speed h ~ N(0, regime_sigma) on
+// logs, which slows the loop by exp(response x h) and the run's control loops by exp(h), each
+// with its own noise (the versions' sigma; control_sigma). `controlled`: the observations carry
+// the control; the same seed draws the same cycles either way.
+class RegimeSampler : public Sampler {
+ public:
+  struct Machine {
+    double regime_sigma = 0.03;
+    double response = 1.5;
+    double control_sigma = 0.003;
+  };
+  RegimeSampler(std::vector<VersionShape> shapes, std::uint64_t seed, const Machine& machine,
+                bool controlled)
+      : shapes_(std::move(shapes)), rng_(seed), machine_(machine), controlled_(controlled) {}
+
+  std::vector<std::optional<Observation>> round(const std::vector<std::size_t>& versions) override {
+    std::vector<std::optional<Observation>> out;
+    std::normal_distribution<double> z;
+    for (std::size_t v : versions) {
+      const double h = machine_.regime_sigma * z(rng_);
+      const double cycles =
+          shapes_[v].mean * std::exp(machine_.response * h + shapes_[v].sigma * z(rng_));
+      const double control = 5000.0 * std::exp(h + machine_.control_sigma * z(rng_));
+      out.emplace_back(
+          Observation{cycles, controlled_ ? std::optional<double>(control) : std::nullopt});
+    }
+    return out;
+  }
+
+ private:
+  std::vector<VersionShape> shapes_;
+  std::mt19937_64 rng_;
+  Machine machine_;
+  bool controlled_;
+};
+
 // Replays fixed observations per version (one list per version, consumed in order); a version
 // whose list is exhausted cannot be observed (std::nullopt).
 class ScriptedSampler : public Sampler {

@@ -92,3 +92,14 @@ p("layouts yuen lower", exp(ytm - qt(0.975, yh - 1) * yse))
 p("layouts yuen upper", exp(ytm + qt(0.975, yh - 1) * yse))
 # Holm over 6 hypotheses of which these 4 p-values are candidates.
 print(p.adjust(c(0.001, 0.02, 0.0049, 0.012), "holm", n = 6))
+# Three samples with a covariate (logs of the loop and of its run's controls): the slope fitted
+# within samples (the common slope of lm with a level per sample) and sample 1's mean adjusted
+# by it to the covariate 0.5, with the squared standard error of that mean.
+CY <- c(6.91, 6.95, 6.88, 7.02, 6.93, 6.81, 6.86, 6.79, 6.90, 6.84, 6.83, 7.10, 7.04, 7.15, 7.08)
+CX <- c(0.50, 0.53, 0.48, 0.58, 0.51, 0.47, 0.52, 0.45, 0.55, 0.50, 0.49, 0.51, 0.46, 0.56, 0.50)
+CG <- factor(rep(1:3, c(5, 6, 4)))
+cb <- coef(lm(CY ~ CX + CG))[["CX"]]
+p("covariate slope", cb)
+cr <- CY[CG == 1] - cb * CX[CG == 1]
+p("covariate adjusted mean 1", mean(CY[CG == 1]) - cb * (mean(CX[CG == 1]) - 0.5))
+p("covariate adjusted se2 1", var(cr) / length(cr))
