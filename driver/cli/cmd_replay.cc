@@ -3,6 +3,7 @@
 // CSV, JSON lines and the paper's Figures 5 and 6 as SVG; per loop, for the grid's first
 // setting, a CSV and the paper's Figures 7-10 as SVG.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -325,9 +326,10 @@ void print_table(const std::vector<Setting>& settings, const plans::Dataset& dat
     if (!r) continue;
     for (const char* other : {"constant", "javastats"}) {
       const Setting* c = cheapest(settings, other, o.target);
-      if (c)
-        std::printf("  %s needs %.1f%% fewer runs than %s\n", race.c_str(),
-                    100.0 * (1.0 - r->outcome.mean_samples / c->outcome.mean_samples), other);
+      if (!c) continue;
+      const double saved = 1.0 - r->outcome.mean_samples / c->outcome.mean_samples;
+      std::printf("  %s needs %.1f%% %s runs than %s\n", race.c_str(), 100.0 * std::abs(saved),
+                  saved >= 0.0 ? "fewer" : "more", other);
     }
   }
 }
