@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS runs(
   wall_seconds REAL NOT NULL, exit_status INTEGER NOT NULL, ok INTEGER NOT NULL,
   reason TEXT NOT NULL, nivcsw INTEGER NOT NULL DEFAULT 0,
   steal_ticks INTEGER NOT NULL DEFAULT 0, off_cpu_ns INTEGER NOT NULL DEFAULT 0,
-  batch TEXT, slot INTEGER, cpu_seconds REAL NOT NULL DEFAULT 0);
+  batch TEXT, slot INTEGER, cpu_seconds REAL NOT NULL DEFAULT 0, observed TEXT);
 CREATE INDEX IF NOT EXISTS runs_by_target ON runs(program, kind, target_loop, id);
 CREATE INDEX IF NOT EXISTS runs_by_batch ON runs(program, kind, batch, id);
 CREATE TABLE IF NOT EXISTS observations(
@@ -94,6 +94,9 @@ constexpr const char* kMigrations[] = {
     // 6: a run's CPU time, which a hotness share divides by: unlike its wall time, it holds no
     // wait for a CPU, before the runtime started either.
     "ALTER TABLE runs ADD COLUMN cpu_seconds REAL NOT NULL DEFAULT 0;",
+    // 7: the loop a race run observed, now that a run also times other loops (the race's
+    // controls): NULL in earlier runs, whose only other loops were never the observed one's.
+    "ALTER TABLE runs ADD COLUMN observed TEXT;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion - 1);
 
@@ -573,11 +576,12 @@ std::vector<VariantRow> Store::variants(std::int64_t program, const std::string&
 
 std::int64_t Store::add_run(std::int64_t program, std::int64_t session, const RunRow& run) {
   Transaction t(db_);
-  Statement q(
-      db_,
-      "INSERT INTO runs(uid, program, session, kind, target_loop, grp, round, layout, "
-      "env_padding, taken, wall_seconds, exit_status, ok, reason, nivcsw, steal_ticks, "
-      "off_cpu_ns, batch, slot, cpu_seconds) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  Statement q(db_,
+              "INSERT INTO runs(uid, program, session, kind, target_loop, grp, round, layout, "
+              "env_padding, taken, wall_seconds, exit_status, ok, reason, nivcsw, steal_ticks, "
+              "off_cpu_ns, batch, slot, cpu_seconds, observed) "
+              "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+              "?)");
   q.bind(1, unique_id())
       .bind(2, program)
       .bind(3, session)
@@ -596,6 +600,11 @@ std::int64_t Store::add_run(std::int64_t program, std::int64_t session, const Ru
       .bind(16, static_cast<std::int64_t>(run.steal_ticks))
       .bind(17, static_cast<std::int64_t>(run.off_cpu_ns))
       .bind(20, run.cpu_seconds);
+  if (run.observed.empty()) {
+    q.bind_null(21);
+  } else {
+    q.bind(21, run.observed);
+  }
   if (run.joint) {
     q.bind(18, run.joint->batch).bind(19, run.joint->slot);
   } else {
@@ -637,7 +646,8 @@ std::vector<RunRow> Store::select_runs(std::int64_t program, RunKind kind,
   const std::string where = column.empty() ? "" : fmt::format(" AND {}=?3", column);
   const std::string sql = fmt::format(
       "SELECT id, kind, target_loop, grp, round, layout, env_padding, wall_seconds, exit_status, "
-      "ok, reason, nivcsw, steal_ticks, off_cpu_ns, batch, slot, cpu_seconds FROM runs WHERE "
+      "ok, reason, nivcsw, steal_ticks, off_cpu_ns, batch, slot, cpu_seconds, observed FROM runs "
+      "WHERE "
       "program=?1 AND "
       "kind=?2{} ORDER BY round, id",
       where);
@@ -664,6 +674,7 @@ std::vector<RunRow> Store::select_runs(std::int64_t program, RunKind kind,
     r.off_cpu_ns = static_cast<std::uint64_t>(q.integer(13));
     if (!q.is_null(14)) r.joint = JointSlot{q.text(14), static_cast<int>(q.integer(15))};
     r.cpu_seconds = q.real(16);
+    if (!q.is_null(17)) r.observed = q.text(17);
     index[r.id] = out.size();
     out.push_back(std::move(r));
   }
@@ -744,10 +755,11 @@ std::map<std::string, std::vector<int>> Store::joint_slots(std::int64_t program,
 std::vector<LoopRaceRun> Store::loop_race_runs(std::int64_t program,
                                                const std::string& loop_id) const {
   Statement q(db_,
-              // A run of one loop's race timed the raced loop, or one loop around it.
+              // A run of one loop's race timed the raced loop, or one loop around it: the one
+              // it names; in runs before that column, the raced loop or the only other one.
               "SELECT r.id, r.round, r.grp, r.ok, r.reason, o.cycles, o.filtered_cycles, 0,"
               " o.entries, o.disturbed, o.loop FROM runs r"
-              " LEFT JOIN observations o ON o.run=r.id AND o.loop=coalesce("
+              " LEFT JOIN observations o ON o.run=r.id AND o.loop=coalesce(r.observed,"
               "  (SELECT loop FROM observations WHERE run=r.id AND loop=?2),"
               "  (SELECT min(loop) FROM observations WHERE run=r.id))"
               " WHERE r.program=?1 AND r.kind='race' AND r.target_loop=?2"
@@ -899,11 +911,11 @@ constexpr const char* kMergeJointSlots =
 constexpr const char* kMergeRuns =
     "INSERT OR IGNORE INTO main.runs(uid, program, session, kind, target_loop, grp, round, "
     "layout, env_padding, taken, wall_seconds, exit_status, ok, reason, nivcsw, steal_ticks, "
-    "off_cpu_ns, batch, slot, cpu_seconds) "
+    "off_cpu_ns, batch, slot, cpu_seconds, observed) "
     "SELECT r.uid, m.new, (SELECT s.id FROM main.sessions s JOIN other.sessions o "
     "ON o.uid = s.uid WHERE o.id = r.session), r.kind, r.target_loop, r.grp, r.round, r.layout, "
     "r.env_padding, r.taken, r.wall_seconds, r.exit_status, r.ok, r.reason, r.nivcsw, "
-    "r.steal_ticks, r.off_cpu_ns, r.batch, r.slot, r.cpu_seconds FROM other.runs r "
+    "r.steal_ticks, r.off_cpu_ns, r.batch, r.slot, r.cpu_seconds, r.observed FROM other.runs r "
     "JOIN temp.program_map m ON m.old = r.program ORDER BY r.id";
 constexpr const char* kMergeObservations =
     "INSERT OR IGNORE INTO main.observations(run, loop, cycles, entries, migrated, nested, "

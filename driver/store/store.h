@@ -27,7 +27,7 @@ std::string utc_now();
 
 // Bumped whenever the schema changes. An older store is migrated when opened (kMigrations in
 // store.cc); a newer one is refused.
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 struct StoreError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -122,6 +122,9 @@ struct RunRow {
   std::uint64_t steal_ticks = 0;  // the host's steal time during the run
   std::uint64_t off_cpu_ns = 0;   // the processes' wall time less their CPU time
   double cpu_seconds = 0;         // user + system time of the run's processes (0: not recorded)
+  // A race run's observed loop (the raced one or one around it) among the loops it timed;
+  // empty for other runs, and in stores before schema 7.
+  std::string observed;
   std::vector<LoopObservation> observations;
 };
 

@@ -244,6 +244,24 @@ TEST_F(StoreTest, MergeCopiesOnceAndChecksIdentity) {
   EXPECT_NO_THROW(a.merge_from(c, true));
 }
 
+// A run of a race observed through the loop around the raced one ("outer") also timed the
+// race's controls: its observation is the loop it names, never the lowest id it timed.
+TEST_F(StoreTest, ARaceRunsObservationIsTheLoopItObservedAmongItsControls) {
+  auto s = Store::open(dir_ / "s.db");
+  auto p = s.program("make", "./a");
+  auto session = s.begin_session("race --controls auto", {});
+  RunRow run = race_run("outer", 4, 1, 500);
+  run.target_loop = "inner";
+  run.observed = "outer";
+  run.observations.push_back({"a-control", 70, 1, 0, 0, std::nullopt, 0});
+  s.add_run(p, session, run);
+  const auto runs = s.loop_race_runs(p, "inner");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].observed, "outer");
+  EXPECT_EQ(runs[0].cycles, 500u);
+  EXPECT_EQ(s.runs(p, RunKind::kRace, "inner").at(0).observed, "outer");
+}
+
 TEST_F(StoreTest, JointRunsAreSeenByEachLoopThroughTheirSlots) {
   auto s = Store::open(dir_ / "s.db");
   auto p = s.program("make", "./a");
