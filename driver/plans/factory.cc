@@ -51,6 +51,14 @@ std::optional<std::string> unsupported_combination(const PlanOptions& o) {
   return std::nullopt;
 }
 
+std::optional<std::string> refuses_controls(const PlanOptions& o) {
+  if (o.name == "javastats") return "--plan javastats decides on raw cycles alone";
+  if (o.name != "constant" && o.test == LocationTest::yuen)
+    return "--test yuen compares trimmed means, which an adjustment by controls would recompute "
+           "whole every round; use --test welch";
+  return std::nullopt;
+}
+
 const std::string& default_plan_name() {
   static const std::string name = "blocked-race";
   return name;

@@ -70,6 +70,11 @@ std::string to_string(ErrorControl control);
 // familywise control in a retiring race), naming the option; none when it can.
 std::optional<std::string> unsupported_combination(const PlanOptions& options);
 
+// Why the plan cannot take observations with controls (Observation::control), naming the
+// option: JavaSTATS, and Yuen's test, whose trimmed means would be recomputed whole whenever
+// the slope moves; none when it can.
+std::optional<std::string> refuses_controls(const PlanOptions& options);
+
 // Throws std::invalid_argument naming the offending option ("--alpha-lt must be ...").
 std::unique_ptr<Plan> make_plan(const PlanOptions& options);
 

@@ -1,5 +1,10 @@
 #include "plans/loop_decision.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
 namespace looprace::plans {
 
 const char* speedup_source_name(SpeedupSource source) {
@@ -31,16 +36,20 @@ const std::string kFilteredSuffix = " on " + stats::to_string(stats::Observation
 }  // namespace
 
 stats::ObservationKind LoopDecision::observation() const {
-  const std::string kind = plan.substr(0, plan.find(" through "));
+  const std::string kind =
+      plan.substr(0, std::min(plan.find(" through "), plan.find(" controlled by ")));
   return kind.ends_with(kFilteredSuffix) ? stats::ObservationKind::kFiltered
                                          : stats::ObservationKind::kRaw;
 }
 
 std::string plan_on_observations(const std::string& plan, stats::ObservationKind kind,
-                                 const std::string& through) {
+                                 const std::string& through,
+                                 const std::vector<std::string>& controls) {
   std::string name =
       kind == stats::ObservationKind::kRaw ? plan : plan + " on " + stats::to_string(kind);
-  return through.empty() ? name : name + " through " + through;
+  if (!through.empty()) name += " through " + through;
+  if (!controls.empty()) name += fmt::format(" controlled by {}", fmt::join(controls, ","));
+  return name;
 }
 
 namespace {

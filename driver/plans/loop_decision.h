@@ -67,9 +67,12 @@ struct LoopDecision {
 
 // The plan's name for a decision on `kind` of observations: filtered ones make another decision
 // than raw sums, so their name says " on filtered"; observations of an enclosing loop (its id
-// `through`, race/hot_selection.h) another than the loop's own, so it says " through ID".
+// `through`, race/hot_selection.h) another than the loop's own, so it says " through ID";
+// observations adjusted by other loops' cycles in the same runs (`controls`), another again:
+// " controlled by ID,ID".
 std::string plan_on_observations(const std::string& plan, stats::ObservationKind kind,
-                                 const std::string& through = "");
+                                 const std::string& through = "",
+                                 const std::vector<std::string>& controls = {});
 
 // A plan's decision over versions in factors. `representatives[v]` is version v's factor,
 // `group_of[f]` factor f's group representative; `factors` are the raced factors, in order.
