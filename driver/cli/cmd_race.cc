@@ -414,6 +414,29 @@ void add_run_options(CLI::App* cmd, race::RaceOptions* options, CLI::Option* tog
                   "the baseline's; repeatable");
   cmd->add_option("--pin", options->pin_cpu, "Pin every run to this CPU");
   add_observation_option(cmd, &options->observation);
+  cmd->add_option_function<std::vector<std::string>>(
+         "--controls",
+         [options](const std::vector<std::string>& words) {
+           options->controls = {};
+           for (const std::string& word : words) {
+             if (word == "auto") {
+               options->controls.automatic = true;
+             } else if (word == "none") {
+               if (words.size() > 1)
+                 throw CLI::ValidationError("--controls", "none takes no other word beside it");
+             } else {
+               options->controls.loops.push_back(word);
+             }
+           }
+         },
+         "Loops timed in the same runs as the raced one, which no factor changes, whose cycles "
+         "adjust each observation for how fast the machine ran that run (a slope fitted within "
+         "versions as the race goes; --test welch): auto (per raced loop: hot loops of other "
+         "functions that hold no other code, in other translation units or defined before the "
+         "raced function), loop ids or file:line:col, both, or none (the default)")
+      ->delimiter(',')
+      ->type_name("auto|none|LOOP,...")
+      ->excludes(together);
   cmd->add_option("--layouts", options->layouts,
                   "Builds per code, each with its own random function padding, taken in turn "
                   "by the rounds, so that no code layout decides (1: the build as it comes; "

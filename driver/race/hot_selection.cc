@@ -67,4 +67,32 @@ std::string observation_loop(const std::string& loop,
   return observed;
 }
 
+namespace {
+
+bool can_control(const ControlTarget& target, const ControlCandidate& c,
+                 const ControlSelection& selection) {
+  const store::Hotness& h = c.hotness;
+  if (h.id == target.loop || h.id == target.observed || c.function == target.function) return false;
+  if (!c.holds_no_other_code || h.is_bound() || h.entries_per_run <= 0) return false;
+  if (h.share < selection.min_share) return false;
+  if (h.cycles_per_run / h.entries_per_run < selection.min_entry_cycles) return false;
+  return c.tu != target.tu || (c.fn_line > 0 && c.fn_line < target.fn_line);
+}
+
+}  // namespace
+
+std::vector<std::string> choose_controls(const ControlTarget& target,
+                                         const std::vector<ControlCandidate>& candidates,
+                                         const ControlSelection& selection) {
+  std::vector<const ControlCandidate*> fit;
+  for (const auto& c : candidates)
+    if (can_control(target, c, selection)) fit.push_back(&c);
+  std::stable_partition(fit.begin(), fit.end(),
+                        [&](const ControlCandidate* c) { return c->tu != target.tu; });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < fit.size() && i < selection.most; ++i)
+    out.push_back(fit[i]->hotness.id);
+  return out;
+}
+
 }  // namespace looprace::race

@@ -70,4 +70,41 @@ std::string observation_loop(const std::string& loop,
                              const std::map<std::string, store::Hotness>& hotness,
                              double min_entry_cycles = kMinObservedEntryCycles);
 
+// Controls: loops timed in the same runs as a race's observed loop that no variant of the race
+// changes, so that a run's controls say how fast the machine ran it (plans/plan.h,
+// Observation). A control is only worth its probes if it holds no code of the raced loop and
+// the raced loop's growth cannot move it: the adjusted race failed in 37 % of replays when one
+// control of the same unit, placed after the raced function, ran 11 % slower with one factor
+// (benchmarks/results/run-regimes.md).
+struct ControlCandidate {
+  store::Hotness hotness;
+  std::string tu, function;
+  int fn_line = 0;
+  // No calls at the RTL unroller and no loops inlined into it: it holds no other function's
+  // loop (race/program.h, runs_only_its_own_code).
+  bool holds_no_other_code = false;
+};
+
+// The raced loop, the loop its race observes, and where the raced loop's code lies.
+struct ControlTarget {
+  std::string loop, observed;
+  std::string tu, function;
+  int fn_line = 0;
+};
+
+struct ControlSelection {
+  std::size_t most = 4;            // controls at most
+  double min_share = 0.01;         // of the program's time, each
+  double min_entry_cycles = 1000;  // per entry, so the probes are a small part of its time
+};
+
+// The controls of `target`'s race from `candidates` (hottest first): loops of other functions
+// that hold no other code, ran long enough per entry and in total, and lie where the raced
+// loop's growth does not move them: another translation unit (its object is the same in every
+// variant), or a function that starts before the raced one in its unit. Other units first,
+// then by share.
+std::vector<std::string> choose_controls(const ControlTarget& target,
+                                         const std::vector<ControlCandidate>& candidates,
+                                         const ControlSelection& selection = {});
+
 }  // namespace looprace::race

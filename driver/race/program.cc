@@ -155,6 +155,13 @@ void read_baseline(const Workspace& ws, Baseline& baseline, const std::filesyste
   }
 }
 
+bool runs_only_its_own_code(const build::LoopRow& loop, const Baseline& baseline) {
+  auto seen = baseline.at_unroller.find(loop.id);
+  if (seen == baseline.at_unroller.end() || !seen->second.calls || *seen->second.calls > 0)
+    return false;
+  return seen->second.innermost || loop.features.value("inner", 0) > 0;
+}
+
 std::string why_not_raced(const build::LoopRow& loop, const Baseline& baseline) {
   const bool holds_loops = loop.features.value("inner", 0) > 0;
   auto seen = baseline.at_unroller.find(loop.id);

@@ -91,6 +91,12 @@ struct Baseline {
 // not change (counted before inlining for a loop no copy of which reached the unroller).
 std::string why_not_raced(const build::LoopRow& loop, const Baseline& baseline);
 
+// Whether `loop` runs only code of its own function at the RTL unroller: no calls are left in
+// it and inlining brought no loop into it (it holds loops only if its source does). Such a
+// loop can hold no other function's loop, so it can control another's race
+// (race/hot_selection.h). False when no copy of it reached the unroller.
+bool runs_only_its_own_code(const build::LoopRow& loop, const Baseline& baseline);
+
 // Builds with the plugin loaded, no loop selected and every loop verified (factor 0: GCC's own
 // choice, the code unchanged; `applied` loops at their factors instead), into
 // <workdir>/<name>, and reads the loop table from the program's ELF files (or the table= file).

@@ -12,6 +12,7 @@
 #include "build/elf_code.h"
 #include "build/variant_env.h"
 #include "plans/default_policy.h"
+#include "plans/factory.h"
 #include "plans/program_check_policy.h"
 #include "profile/profile_file.h"
 #include "race/baseline_record.h"
@@ -97,6 +98,8 @@ void Racer::prepare() {
 
   // Bad plan parameters are refused before anything is built.
   const std::string plan = plans::make_plan(options_.plan)->describe();
+  if (auto why = plans::refuses_controls(options_.plan); why && options_.controls.any())
+    throw Error("--controls: " + *why);
   // A profile that does not parse is refused before anything runs: it is never overwritten.
   if (std::filesystem::exists(options_.profile)) profile::read_profile_file(options_.profile);
   // The identity check comes before anything is built, so a wrong --store fails fast.
@@ -166,6 +169,7 @@ HotSelection Racer::hot_selection() const {
 
 std::vector<build::LoopRow> Racer::choose_loops() {
   std::vector<build::LoopRow> chosen = select_loops(baseline_.table, options_.loops);
+  for (const std::string& selector : options_.controls.loops) control_row(selector);
   const HotSelection selection = hot_selection();
   // Named loops too: how long their entries last decides which loop times them
   // (observation_loop), and the tasks of a sharded race name theirs.
@@ -422,8 +426,9 @@ void Racer::plan_budget(const HotChoice& choice, const std::string& what,
 }
 
 std::map<int, std::vector<store::VariantRow>> Racer::build_variants(LoopRace& r) {
-  LoopVariants built = VariantBuilder(ws_, baseline_.dir, applied_, options_.keep_duplicates)
-                           .build({r.loop, r.observed, r.label, r.factors, r.layout_seeds});
+  LoopVariants built =
+      VariantBuilder(ws_, baseline_.dir, applied_, options_.keep_duplicates)
+          .build({r.loop, r.observed, r.controls, r.label, r.factors, r.layout_seeds});
   r.groups = std::move(built.groups);
   r.failures = std::move(built.failures);
   r.outcome.notes.insert(r.outcome.notes.end(), built.notes.begin(), built.notes.end());
@@ -451,10 +456,76 @@ std::string Racer::observed_through_note(const LoopRace& r) const {
       r.observed, outer ? outer->location() : "", own.cycles_per_run / own.entries_per_run);
 }
 
+const build::LoopRow& Racer::control_row(const std::string& selector) const {
+  const build::LoopRow* row = build::find_loop(baseline_.table, selector);
+  if (!row) {
+    throw Error(fmt::format(
+        "--controls {}: no such loop in the program's loop table (`looprace loops` lists them)",
+        selector));
+  }
+  return *row;
+}
+
+std::vector<std::string> Racer::controls_for(const build::LoopRow& loop,
+                                             const std::string& observed) const {
+  std::vector<std::string> ids;
+  if (options_.together || !options_.controls.any()) return ids;
+  const auto add = [&](const std::string& id) {
+    if (id != loop.id && id != observed && std::find(ids.begin(), ids.end(), id) == ids.end())
+      ids.push_back(id);
+  };
+  for (const std::string& selector : options_.controls.loops) add(control_row(selector).id);
+  if (!options_.controls.automatic) return ids;
+  std::vector<ControlCandidate> candidates;
+  for (const store::Hotness& h : ranking_) {
+    const build::LoopRow* row = build::find_loop(baseline_.table, h.id);
+    if (row)
+      candidates.push_back(
+          {h, row->tu, row->function, row->fn_line, runs_only_its_own_code(*row, baseline_)});
+  }
+  for (const std::string& id :
+       choose_controls({loop.id, observed, loop.tu, loop.function, loop.fn_line}, candidates))
+    add(id);
+  return ids;
+}
+
+void Racer::set_controls(LoopRace& r) const {
+  r.controls = controls_for(r.loop, r.observed);
+  if (r.controls.empty()) return;
+  std::vector<std::string> named;
+  for (const std::string& id : r.controls) {
+    auto h = hotness_.find(id);
+    r.control_centers.push_back(
+        h != hotness_.end() && h->second.cycles_per_run > 0 ? h->second.cycles_per_run : 1.0);
+    const build::LoopRow* row = build::find_loop(baseline_.table, id);
+    named.push_back(row ? fmt::format("{} {}", id, row->location()) : id);
+  }
+  r.outcome.notes.push_back(fmt::format(
+      "observations adjusted by the cycles the same runs spent in {} loop(s) no factor changes "
+      "(--controls): {}",
+      named.size(), fmt::join(named, ", ")));
+}
+
+std::optional<double> Racer::control_value(
+    const LoopRace& r,
+    const std::function<std::optional<double>(const std::string&)>& value_of) const {
+  if (r.controls.empty()) return std::nullopt;
+  double logs = 0;
+  std::size_t ran = 0;
+  for (std::size_t i = 0; i < r.controls.size(); ++i) {
+    const std::optional<double> cycles = value_of(r.controls[i]);
+    if (!cycles || *cycles <= 0) continue;
+    logs += std::log(*cycles / r.control_centers[i]);
+    ++ran;
+  }
+  return ran ? std::exp(logs / double(ran)) : 1.0;
+}
+
 std::string Racer::stored_plan_name(const plans::Plan& plan, const std::string& loop_id,
-                                    const std::string& observed) const {
+                                    const std::string& observed,
+                                    const std::vector<std::string>& controls) const {
   return plans::plan_on_observations(plan.describe(), options_.observation,
-                                     observed == loop_id ? "" : observed);
+                                     observed == loop_id ? "" : observed, controls);
 }
 
 std::optional<plans::LoopDecision> Racer::earlier_decision(const std::string& loop_id,
@@ -471,7 +542,8 @@ bool Racer::setup_loop(LoopRace& r) {
   }
   r.plan = plans::make_plan(plan_options_for(loop.id));
   r.observed = observed_loop(loop);
-  r.plan_name = stored_plan_name(*r.plan, loop.id, r.observed);
+  set_controls(r);
+  r.plan_name = stored_plan_name(*r.plan, loop.id, r.observed, r.controls);
   if (r.observed != loop.id) r.outcome.notes.push_back(observed_through_note(r));
   r.label = fmt::format("{} {}", loop.id, loop.location());
 
@@ -582,6 +654,7 @@ void Racer::load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stor
   const build::LoopRow& loop = r.loop;
   const std::vector<int>& reps = r.groups.representatives;
   r.recorded.assign(reps.size(), {});
+  const std::map<std::int64_t, store::RunRow> with_controls = stored_controls(r);
   for (const auto& run : stored_runs) {
     if (!run.observed.empty() && run.observed != (run.joint ? loop.id : r.observed)) {
       if (options_.force) continue;
@@ -595,10 +668,17 @@ void Racer::load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stor
                     : -1;
     auto v = r.version_of.find(group);
     if (v == r.version_of.end()) continue;  // raced with other --factors: not this race's data
-    std::optional<double> cycles;
+    std::optional<plans::Observation> cycles;
     if (run.ok && run.cycles) {
-      cycles = run.value(options_.observation);
-      if (!cycles) continue;  // visibly disturbed and taken again, as in the stored race
+      const std::optional<double> value = run.value(options_.observation);
+      if (!value) continue;  // visibly disturbed and taken again, as in the stored race
+      cycles = *value;
+      if (!r.controls.empty()) {
+        auto stored = with_controls.find(run.run_id);
+        if (stored == with_controls.end()) continue;  // timed no control: left out (--force)
+        cycles->control = control_value(
+            r, [&](const std::string& id) { return stored_value(stored->second, id); });
+      }
     }
     r.recorded[v->second].push_back(cycles);
     if (!cycles) {  // out for good, as in the stored race
@@ -617,6 +697,40 @@ void Racer::load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stor
     }
     r.stored_confirmations[run.group].emplace_back(value, run.layout);
   }
+}
+
+// A control's value in a stored run: as control_value takes it in a live one.
+std::optional<double> Racer::stored_value(const store::RunRow& run, const std::string& id) const {
+  for (const auto& o : run.observations) {
+    if (o.loop_id != id) continue;
+    if (auto value = o.value(options_.observation)) return value;
+    return o.cycles > 0 ? std::optional<double>(double(o.cycles)) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// The loop's stored race runs that timed its controls, by id. A run that timed none of them
+// was raced without them (or with others): its observation is not this race's, an error
+// unless --force, which leaves it out.
+std::map<std::int64_t, store::RunRow> Racer::stored_controls(const LoopRace& r) const {
+  std::map<std::int64_t, store::RunRow> out;
+  if (r.controls.empty()) return out;
+  for (store::RunRow& run : store_->runs(program_, store::RunKind::kRace, r.loop.id)) {
+    if (!run.ok) continue;
+    const bool timed = std::any_of(r.controls.begin(), r.controls.end(), [&](const auto& id) {
+      return stored_value(run, id).has_value();
+    });
+    if (timed) {
+      out.emplace(run.id, std::move(run));
+    } else if (!options_.force) {
+      throw Error(fmt::format(
+          "loop {}: the store {} holds race runs that timed none of this race's controls ({}): "
+          "they were raced without --controls or with others. Race into a new --store (or "
+          "--force, which leaves them out)",
+          r.label, options_.store.string(), fmt::join(r.controls, ", ")));
+    }
+  }
+  return out;
 }
 
 void Racer::baseline_and_reference() {
@@ -661,13 +775,14 @@ std::int64_t Racer::program_of_this_code() {
   return store_->program(options_.build_command, options_.run_command, code);
 }
 
-std::optional<double> Racer::take_alone(LoopRace& r, std::size_t version, std::size_t round,
-                                        store::RunKind kind,
-                                        std::optional<unsigned> confirm_layout) {
+std::optional<plans::Observation> Racer::take_alone(LoopRace& r, std::size_t version,
+                                                    std::size_t round, store::RunKind kind,
+                                                    std::optional<unsigned> confirm_layout) {
   const build::LoopRow& loop = r.loop;
   store::RunRow row;
   row.kind = kind;
   row.target_loop = loop.id;
+  row.observed = r.observed;
   row.group = r.groups.representatives[version];
   row.round = static_cast<int>(round);
   if (auto d = r.disqualified.find(version); d != r.disqualified.end()) {
@@ -713,8 +828,30 @@ std::optional<double> Racer::take_alone(LoopRace& r, std::size_t version, std::s
       r.disqualified[version] = row.reason;
       return std::nullopt;
     }
-    return value;
+    return plans::Observation{*value, live_control(r, row, result)};
   }
+}
+
+// The control of a live run (control_value); a run that timed none of the race's controls
+// stops the race, as its resume would (stored_controls).
+std::optional<double> Racer::live_control(const LoopRace& r, const store::RunRow& row,
+                                          const run::RunResult& result) const {
+  if (r.controls.empty()) return std::nullopt;
+  bool timed = false;
+  const auto value_of = [&](const std::string& id) -> std::optional<double> {
+    auto value = result.observations.value(id, options_.observation);
+    if (!value) value = result.observations.cycles(id);
+    timed = timed || value.has_value();
+    return value;
+  };
+  const std::optional<double> control = control_value(r, value_of);
+  if (!timed) {
+    throw Error(fmt::format(
+        "loop {}: a run of factor {} timed none of the race's controls ({}): they do not run "
+        "with every input; race without --controls, or name others",
+        r.label, row.group, fmt::join(r.controls, ", ")));
+  }
+  return control;
 }
 
 double Racer::accept_disturbed(LoopRace& r, store::RunRow& row, double cycles) {
@@ -926,13 +1063,17 @@ std::pair<std::optional<double>, int> Racer::take_confirmation(LoopRace& r, std:
   // Numbered after the plan's rounds, as a store's runs of one loop are in time.
   const std::size_t round = r.plan_rounds + pair;
   const std::size_t race_layouts = r.layout_seeds.size();
+  // Unadjusted by the controls: the confirmation's pairs share a machine's moment already.
+  const auto cycles = [](std::optional<plans::Observation> o) {
+    return o ? std::optional<double>(o->cycles) : std::nullopt;
+  };
   if (r.confirm_seeds.empty()) {
-    return {take_alone(r, version, round, store::RunKind::kConfirm),
+    return {cycles(take_alone(r, version, round, store::RunKind::kConfirm)),
             static_cast<int>((round - 1) % race_layouts)};
   }
   const auto layout = static_cast<unsigned>(
       plans::layout_of_pair(default_policy().confirmation, options_.confirm_layouts, pair));
-  return {take_alone(r, version, round, store::RunKind::kConfirm, layout),
+  return {cycles(take_alone(r, version, round, store::RunKind::kConfirm, layout)),
           static_cast<int>(race_layouts + layout)};
 }
 
@@ -978,20 +1119,20 @@ LoopVariants Racer::confirmation_builds(const LoopRace& r, const std::vector<int
   auto openers = openers_.find(r.loop.id);
   if (openers == openers_.end())
     return VariantBuilder(ws_, baseline_.dir, applied_, options_.keep_duplicates)
-        .build({r.loop, r.observed, r.label, factors, seeds});
+        .build({r.loop, r.observed, r.controls, r.label, factors, seeds});
   AppliedFactors without = applied_;
   for (const auto& change : openers->second) std::erase(without, change);
   const std::vector<int> base = {factors[0]}, chosen = {factors[1]};
   LoopVariants built;
   try {
     built = VariantBuilder(ws_, baseline_.dir, without, options_.keep_duplicates)
-                .build({r.loop, r.observed, r.label, base, seeds});
+                .build({r.loop, r.observed, r.controls, r.label, base, seeds});
   } catch (const Error& e) {
     built.failures[factors[0]] = e.what();
     return built;
   }
   LoopVariants other = VariantBuilder(ws_, baseline_.dir, applied_, options_.keep_duplicates)
-                           .build({r.loop, r.observed, r.label, chosen, seeds});
+                           .build({r.loop, r.observed, r.controls, r.label, chosen, seeds});
   built.failures.insert(other.failures.begin(), other.failures.end());
   return built;
 }
@@ -1143,8 +1284,9 @@ LoopChoice Racer::chosen_loops() {
   LoopChoice choice;
   choice.loops = choose_loops();
   for (const auto& loop : choice.loops) {
+    const std::string observed = observed_loop(loop);
     const std::string name = stored_plan_name(*plans::make_plan(plan_options_for(loop.id)), loop.id,
-                                              observed_loop(loop));
+                                              observed, controls_for(loop, observed));
     if (earlier_decision(loop.id, name)) choice.decided.insert(loop.id);
     choice.plans[loop.id] = name;
   }

@@ -28,6 +28,15 @@ namespace looprace::race {
 inline constexpr double kDefaultCoverage = 0.95;
 inline constexpr unsigned kDefaultMostLoops = 10;
 
+// --controls: loops timed in the same runs as the raced one, which no variant changes, whose
+// cycles adjust each observation for how fast the machine ran that run (plans/plan.h,
+// Observation). None by default.
+struct ControlRequest {
+  bool automatic = false;          // chosen per raced loop (race/hot_selection.h)
+  std::vector<std::string> loops;  // named: ids or file:line:col
+  bool any() const { return automatic || !loops.empty(); }
+};
+
 struct RaceOptions {
   std::string build_command;
   std::string run_command;
@@ -79,6 +88,7 @@ struct RaceOptions {
   // What the plan decides on: filtered unless asked (replay, agreement and payoff measured it
   // deciding better: benchmarks/results/observation-replay.md, payoff-observations.md).
   stats::ObservationKind observation = stats::ObservationKind::kFiltered;
+  ControlRequest controls;
   std::filesystem::path store = ".looprace/store.db";
   std::filesystem::path profile = "looprace.profile";
   std::filesystem::path workdir;  // empty: build::default_workdir(the current directory)

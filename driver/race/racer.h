@@ -63,6 +63,10 @@ struct LoopRace {
   // entries are long enough to time (race/hot_selection.h, observation_loop).
   std::string observed;
   std::string label;  // "1a2b... demo.c:42:19"
+  // Loops timed in the same runs whose cycles adjust the observations (--controls), and each
+  // one's cycles per run in the hotness runs (1 when unknown), which a run's are taken against.
+  std::vector<std::string> controls;
+  std::vector<double> control_centers;
   std::unique_ptr<plans::Plan> plan;
   std::string plan_name;
   std::vector<int> factors;  // raced (0 always)
@@ -143,10 +147,28 @@ class Racer {
   std::string observed_loop(const build::LoopRow& loop) const;
   // Why the race of r.loop times r.observed, for the loop's summary.
   std::string observed_through_note(const LoopRace& r) const;
+  // The loops whose cycles adjust the observations of `loop`'s race, which observes
+  // `observed`: --controls' named loops and, with --controls auto, those choose_controls takes
+  // from the hotness ranking; none under --together.
+  std::vector<std::string> controls_for(const build::LoopRow& loop,
+                                        const std::string& observed) const;
+  // The loop a --controls selector names; throws naming the option when there is none.
+  const build::LoopRow& control_row(const std::string& selector) const;
+  // r.controls, their centers, and a note naming them.
+  void set_controls(LoopRace& r) const;
+  // A run's control: the geometric mean of its controls' cycles, each against its center (a
+  // control that did not run is left out; none that ran: 1). `value_of` gives a control's
+  // observation in the run (filtered when the race decides on filtered ones and the filter
+  // kept it, else raw). None when the race has no controls.
+  std::optional<double> control_value(
+      const LoopRace& r,
+      const std::function<std::optional<double>(const std::string&)>& value_of) const;
   // The name a plan's decisions are stored under: the plan and the observation it decides on
-  // (of which loop, when `observed` is another than the raced `loop_id`).
+  // (of which loop, when `observed` is another than the raced `loop_id`; adjusted by which
+  // controls).
   std::string stored_plan_name(const plans::Plan& plan, const std::string& loop_id,
-                               const std::string& observed) const;
+                               const std::string& observed,
+                               const std::vector<std::string>& controls) const;
   // The decision the store holds of this loop, this code and the plan it would be raced with.
   std::optional<plans::LoopDecision> earlier_decision(const std::string& loop_id,
                                                       const std::string& plan_name) const;
@@ -161,6 +183,10 @@ class Racer {
   void check_stored_groups(const LoopRace& r, bool has_stored_runs) const;
   void store_variants(LoopRace& r, std::map<int, std::vector<store::VariantRow>>& rows);
   void load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stored_runs);
+  std::optional<double> stored_value(const store::RunRow& run, const std::string& id) const;
+  std::map<std::int64_t, store::RunRow> stored_controls(const LoopRace& r) const;
+  std::optional<double> live_control(const LoopRace& r, const store::RunRow& row,
+                                     const run::RunResult& result) const;
   // Builds factor 0's and the chosen factor's code at the confirmation's own layouts that look
   // `look` needs (plans::layouts_after_look), those not built yet; false when it has none
   // (has_confirmation_layouts) or one does not build (with a note): the race's builds serve
@@ -171,9 +197,9 @@ class Racer {
   std::vector<int> tested_layouts(const LoopRace& r) const;
   // Runs the loop's own build of `version` once: judged, stored; nullopt disqualifies it. The
   // build is the race's layout for `round`, or the confirmation's layout `confirm_layout`.
-  std::optional<double> take_alone(LoopRace& r, std::size_t version, std::size_t round,
-                                   store::RunKind kind,
-                                   std::optional<unsigned> confirm_layout = std::nullopt);
+  std::optional<plans::Observation> take_alone(
+      LoopRace& r, std::size_t version, std::size_t round, store::RunKind kind,
+      std::optional<unsigned> confirm_layout = std::nullopt);
   void fill_run_row(store::RunRow& row, const run::RunResult& result);
   // A run still visibly disturbed after kMaxRetakes retakes: its raw sum stands as its
   // filtered observation (stored so, and counted), so that a machine that is never quiet

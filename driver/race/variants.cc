@@ -2,16 +2,20 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "build/elf_code.h"
 #include "run/runner.h"
 
 namespace looprace::race::detail {
 namespace {
 
-// Whether the build compiled the loop's source with the variant's settings: then the verify
-// pass left a record of the loop.
-bool compiled(const VariantBuild& b, const std::string& loop_id) {
-  return build::read_verify_file(b.verify).count(loop_id) > 0;
+// Whether the build compiled the sources of the loop and of the controls with the variant's
+// settings: then the verify pass left a record of each.
+bool compiled(const VariantBuild& b, const std::vector<std::string>& loop_ids) {
+  const auto records = build::read_verify_file(b.verify);
+  return std::all_of(loop_ids.begin(), loop_ids.end(),
+                     [&](const std::string& id) { return records.count(id) > 0; });
 }
 
 }  // namespace
@@ -20,6 +24,9 @@ std::vector<VariantBuild> VariantBuilder::run_builds(
     const VariantRequest& r, const std::vector<std::pair<int, unsigned>>& wanted, LoopVariants& out,
     std::vector<build::BuildResult>& results) const {
   const build::LoopRow& loop = r.loop;
+  // The controls' units are compiled again too: the baseline's objects time no loop.
+  std::vector<std::string> compiled_loops = {loop.id};
+  compiled_loops.insert(compiled_loops.end(), r.controls.begin(), r.controls.end());
   std::vector<VariantBuild> builds;
   std::vector<build::BuildJob> jobs;
   for (auto [f, j] : wanted) {
@@ -29,12 +36,16 @@ std::vector<VariantBuild> VariantBuilder::run_builds(
     build::VariantSpec spec;
     spec.unroll = applied_;  // the loops decided in earlier nest passes
     spec.unroll.emplace_back(loop.id, f);
+    // The controls at GCC's choice, first, so that a decision of theirs overrides it (later
+    // requests win): their units then leave verify records.
+    for (const std::string& id : r.controls) spec.unroll.emplace(spec.unroll.begin(), id, 0);
     spec.instrument = {r.observed};
+    spec.instrument.insert(spec.instrument.end(), r.controls.begin(), r.controls.end());
     spec.verify = b.verify;  // the verify pass only observes: the code stays the same
     spec.layout_seed = r.layout_seeds[j];
     // Incremental: only the loop's translation unit is compiled again, so the padding moves
     // the loop's own functions, the ones that matter, and the build stays cheap.
-    b.incremental = build::prepare_incremental(b.dir, baseline_dir_, {loop.id});
+    b.incremental = build::prepare_incremental(b.dir, baseline_dir_, compiled_loops);
     if (!b.incremental) build::prepare_fresh(b.dir);
     jobs.push_back(build_job(ws_, spec, b.dir, fmt::format("factor {} of loop {}", f, r.label)));
     builds.push_back(std::move(b));
@@ -45,7 +56,7 @@ std::vector<VariantBuild> VariantBuilder::run_builds(
   // ones are built again from scratch, the others cannot be raced.
   std::vector<std::size_t> again;
   for (std::size_t i = 0; i < builds.size(); ++i) {
-    if (results[i].ok() && !compiled(builds[i], loop.id) && builds[i].incremental)
+    if (results[i].ok() && !compiled(builds[i], compiled_loops) && builds[i].incremental)
       again.push_back(i);
   }
   if (!again.empty()) {

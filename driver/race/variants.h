@@ -1,8 +1,8 @@
 // Variant building for one loop's race: every factor built with the loop (or the loop
-// observing it) instrumented and verified, rebuilt from scratch where an incremental build did
-// not recompile the loop, then identified by code so that byte-identical factors race once; the
-// race's other layouts are built for one factor of each code. Knows builds and code identity,
-// nothing of the store, the plans or the runs.
+// observing it) and the race's controls instrumented and verified, rebuilt from scratch where an
+// incremental build did not recompile the loop, then identified by code so that byte-identical
+// factors race once; the race's other layouts are built for one factor of each code. Knows builds
+// and code identity, nothing of the store, the plans or the runs.
 #pragma once
 
 #include <cstdint>
@@ -37,10 +37,12 @@ struct LoopVariants {
 };
 
 // The loop to build: its row, the loop each variant instruments (the loop itself or one
-// around it), its label in messages, the factors and the layout seeds.
+// around it) and the race's controls, timed too, its label in messages, the factors and the
+// layout seeds.
 struct VariantRequest {
   const build::LoopRow& loop;
   const std::string& observed;
+  const std::vector<std::string>& controls;
   const std::string& label;
   const std::vector<int>& factors;
   const std::vector<std::optional<std::uint64_t>>& layout_seeds;

@@ -126,5 +126,45 @@ TEST(LoopBudgets, UnknownSharesSplitTheBudgetEvenly) {
   EXPECT_NEAR(parts[1].runs, 200, 1e-6);
 }
 
+// Controls for a loop of `lpc` in `decode.c`, function at line 100; hottest candidates first.
+ControlTarget decoder() { return {"raced", "raced", "decode.c", "decode", 100}; }
+
+ControlCandidate control(const std::string& id, const std::string& tu, const std::string& function,
+                         int fn_line, double share, double entry_cycles = 5000,
+                         bool holds_no_other_code = true) {
+  return {{id, entry_cycles * 10, 10, share}, tu, function, fn_line, holds_no_other_code};
+}
+
+TEST(Controls, LoopsOfOtherUnitsFirstThenEarlierFunctionsOfTheRacedOnesUnit) {
+  const std::vector<ControlCandidate> candidates = {
+      control("after", "decode.c", "dequant", 200, 0.20),  // moved by the raced code's growth
+      control("before", "decode.c", "setup", 40, 0.15),
+      control("other", "lpc.c", "filter", 300, 0.10), control("other2", "rpe.c", "grid", 10, 0.05)};
+  EXPECT_EQ(choose_controls(decoder(), candidates),
+            (std::vector<std::string>{"other", "other2", "before"}));
+  EXPECT_EQ(choose_controls(decoder(), candidates, {2, 0.01, 1000}),
+            (std::vector<std::string>{"other", "other2"}));
+}
+
+TEST(Controls, NeverTheRacedFunctionNorLoopsThatCouldHoldItsCode) {
+  const std::vector<ControlCandidate> candidates = {
+      control("raced", "x.c", "f", 1, 0.5),                      // the raced loop itself
+      control("sibling", "lpc.c", "decode", 1, 0.3),             // a same-named function
+      control("caller", "main.c", "main", 1, 0.9, 5000, false),  // calls, or holds loops
+      control("short", "lpc.c", "g", 1, 0.2, 300),               // probes would be much of its time
+      control("cold", "lpc.c", "h", 1, 0.005),  // too little time to follow the machine
+      control("bound", "lpc.c", "k", 1, 0.2)};
+  std::vector<ControlCandidate> with_bound = candidates;
+  with_bound.back().hotness.short_entries = true;  // its cycles are a bound, not a timing
+  EXPECT_TRUE(choose_controls(decoder(), with_bound).empty());
+  EXPECT_EQ(choose_controls(decoder(), candidates), (std::vector<std::string>{"bound"}));
+}
+
+TEST(Controls, TheObservedLoopAroundTheRacedOneIsNoControl) {
+  ControlTarget target = decoder();
+  target.observed = "outer";
+  EXPECT_TRUE(choose_controls(target, {control("outer", "lpc.c", "f", 1, 0.5)}).empty());
+}
+
 }  // namespace
 }  // namespace looprace::race

@@ -12,6 +12,8 @@
 #include <regex>
 #include <set>
 
+#include <sqlite3.h>
+
 #include "build/elf_code.h"
 #include "build_test_util.h"
 #include "one_loop_program.h"
@@ -59,6 +61,10 @@ class ScriptedExecutor : public ProcessExecutor {
   std::function<double(const std::string& loop_id, int factor)> loop_script;
   // When set, the builds into the directories it names fail (exit status 1).
   std::function<bool(const std::filesystem::path& dir)> failing_build;
+  // When set, how fast the machine ran each variant run (a factor on every loop's cycles,
+  // drawn per run); the loops other than the raced one then take control_cycles times it.
+  std::function<double(std::mt19937_64&)> machine_speed;
+  double control_cycles = 5e5;
 
   std::vector<build::BuildResult> build(const std::vector<build::BuildJob>& jobs,
                                         unsigned parallel) const override {
@@ -117,9 +123,12 @@ class ScriptedExecutor : public ProcessExecutor {
     }
     result.observations.off_cpu_ns = 0;
     result.observations.steal_ticks = 0;
+    const double speed = machine_speed ? machine_speed(random_) : 1.0;
     for (auto& [id, totals] : result.observations.loops) {
       std::normal_distribution<double> noise(0.0, 0.005);
-      totals.cycles = static_cast<std::uint64_t>(*cycles * std::exp(noise(random_)));
+      const bool control = machine_speed && id != raced_loop_of(spec);
+      totals.cycles = static_cast<std::uint64_t>((control ? control_cycles : *cycles) * speed *
+                                                 std::exp(noise(random_)));
     }
     return result;
   }
@@ -177,6 +186,28 @@ int main(int argc, char **argv) {
 }
 )";
 
+// The one loop program's loop, and a loop of another translation unit that no factor of it
+// changes: a control (race/hot_selection.h, choose_controls).
+constexpr const char* kRacedWithControl = R"(#include <stdio.h>
+#include <stdlib.h>
+double settle(const double *v, int n);
+static double data[200000];
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 3000;
+  double sum = 0;
+  for (int i = 0; i < n; ++i) sum += (i * 0.5) * ((n - 1 - i) * 0.25);
+  for (int r = 0; r < 5; ++r) { data[r] = sum; sum += settle(data, 200000) * 1e-9; }
+  printf("%.1f\n", sum);
+  return 0;
+}
+)";
+constexpr const char* kControlUnit = R"(double settle(const double *v, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i) s += v[i] * v[i];
+  return s;
+}
+)";
+
 constexpr double kCycles = 1e6;
 
 class RaceEngine : public ::testing::Test {
@@ -184,6 +215,8 @@ class RaceEngine : public ::testing::Test {
   void SetUp() override {
     write_file(dir_ / "src/prog.c", looprace::testing::kOneLoopProgram);
     write_file(dir_ / "src/nest.c", kNest);
+    write_file(dir_ / "src/raced.c", kRacedWithControl);
+    write_file(dir_ / "src/settle.c", kControlUnit);
     options_.build_command = "$LOOPRACE_CC -O2 -o prog \"$LOOPRACE_SRCDIR/src/prog.c\"";
     options_.run_command = "$LOOPRACE_OUTDIR/prog";
     options_.hot = 1;
@@ -209,6 +242,7 @@ class RaceEngine : public ::testing::Test {
     executor_->program_script = std::move(program_script);
     executor_->baseline_wall = baseline_wall;
     executor_->flags_seconds = executor_flags_seconds_;
+    executor_->machine_speed = machine_speed_;
     options_.executor = executor_;
     auto previous = std::filesystem::current_path();
     std::filesystem::current_path(dir_.path());
@@ -255,6 +289,7 @@ class RaceEngine : public ::testing::Test {
   LayoutScript layout_script_;           // given to the executor when set
   std::function<double(const std::string&, int)> loop_script_;       // given to the executor
   std::function<bool(const std::filesystem::path&)> failing_build_;  // given to the executor
+  std::function<double(std::mt19937_64&)> machine_speed_;            // given to the executor
   std::vector<std::string> announcements_;  // the races' cost, said up front
   std::string phase_;                       // of the latest progress report
   // Whether the latest progress report is of the confirmation runs (any of their looks).
@@ -806,6 +841,83 @@ TEST_F(RaceEngine, NoNestPassWhenOneIsAskedFor) {
       race([](int factor, std::size_t) { return factor >= 7 ? 0.9 * kCycles : kCycles; });
   ASSERT_EQ(summary.loops.size(), 1u);
   EXPECT_EQ(summary.loops[0].loop.depth, 2);
+}
+
+// A machine whose speed moves every run by 10 % (sd), around a 3 % gain of factors 4-7: with
+// the loop of another unit as the control, the race takes the gain with few rounds; on the
+// observations alone it runs to its cap without telling the factors apart.
+TEST_F(RaceEngine, AControlOfAnotherUnitAdjustsForTheMachinesSpeed) {
+  options_.build_command =
+      "$LOOPRACE_CC -O2 -o prog \"$LOOPRACE_SRCDIR/src/raced.c\" \"$LOOPRACE_SRCDIR/src/settle.c\"";
+  options_.hot.reset();
+  options_.loops = {"raced.c:8:21"};
+  options_.confirm = 0;  // the race's decision alone; the confirmation is not adjusted
+  options_.nest_passes = 1;
+  machine_speed_ = [](std::mt19937_64& random) {
+    return std::exp(std::normal_distribution<double>(0.0, 0.10)(random));
+  };
+  const Script script = [](int factor, std::size_t) {
+    return factor >= 4 && factor < 8 ? 0.97 * kCycles : kCycles;
+  };
+  options_.controls.automatic = true;
+  RaceSummary controlled = race(script);
+  ASSERT_EQ(controlled.loops.size(), 1u);
+  const LoopOutcome& with = controlled.loops[0];
+  EXPECT_NE(with.decision.plan.find(" controlled by "), std::string::npos) << with.decision.plan;
+  const auto named = std::find_if(with.notes.begin(), with.notes.end(), [](const auto& note) {
+    return note.find("settle.c:3:") != std::string::npos &&
+           note.find("--controls") != std::string::npos;
+  });
+  EXPECT_NE(named, with.notes.end()) << fmt::format("{}", fmt::join(with.notes, "\n"));
+  EXPECT_EQ(with.decision.chosen, 4);
+  EXPECT_EQ(std::set<int>(with.decision.winners.begin(), with.decision.winners.end()),
+            (std::set<int>{4, 5, 6, 7}));
+  EXPECT_FALSE(with.decision.cap_hit);
+
+  options_.controls = {};
+  options_.store = dir_ / "alone.db";
+  RaceSummary alone = race(script);
+  EXPECT_TRUE(alone.loops.at(0).decision.cap_hit);
+  EXPECT_GT(alone.loops[0].measured, 2 * with.measured);
+}
+
+// A store raced without controls holds observations that an adjusted race cannot replay: the
+// race with --controls says so, and keeps them; an interrupted race with controls resumes from
+// the store.
+TEST_F(RaceEngine, ControlsRefuseAStoreRacedWithoutThemAndResumeTheirOwn) {
+  options_.build_command =
+      "$LOOPRACE_CC -O2 -o prog \"$LOOPRACE_SRCDIR/src/raced.c\" \"$LOOPRACE_SRCDIR/src/settle.c\"";
+  options_.hot.reset();
+  options_.loops = {"raced.c:8:21"};
+  options_.confirm = 0;
+  options_.nest_passes = 1;
+  const Script script = [](int factor, std::size_t) {
+    return factor == 2 ? 0.9 * kCycles : kCycles;
+  };
+  ASSERT_EQ(race(script).loops.at(0).decision.chosen, 2);
+  options_.controls.loops = {"settle.c:3:21"};
+  try {
+    race(script);
+    ADD_FAILURE() << "raced into a store of observations without controls";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("timed none of this race's controls"), std::string::npos)
+        << e.what();
+  }
+  options_.store = dir_ / "controlled.db";
+  const LoopOutcome first = race(script).loops.at(0);
+  ASSERT_EQ(first.decision.chosen, 2);
+  // As if interrupted before its decision: the rerun replays every stored observation, with
+  // its control, and decides the same.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(options_.store.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "DELETE FROM decisions", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  const LoopOutcome resumed = race(script).loops.at(0);
+  EXPECT_FALSE(resumed.decided_earlier);
+  EXPECT_EQ(resumed.measured, 0u);
+  EXPECT_EQ(resumed.replayed, first.measured);
+  EXPECT_EQ(resumed.decision.winners, first.decision.winners);
+  EXPECT_EQ(resumed.decision.samples, first.decision.samples);
 }
 
 }  // namespace

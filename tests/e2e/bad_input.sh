@@ -19,6 +19,15 @@ grep -q "kernel.c" err.out || fail "no near match listed"
 expect_error 'excludes' \
   "$looprace" race --build "$build_cmd" --run "$run" --hot 2 --together --layouts 2 --store store.db
 
+# Controls: a loop that is not in the program, none beside others, and a plan that cannot
+# take them, each refused naming the option.
+expect_error '--controls kernel.c:9999:3: no such loop' \
+  "$looprace" race --build "$build_cmd" --run "$run" --hot 1 --controls kernel.c:9999:3 --store ctl.db
+expect_error 'none takes no other word' \
+  "$looprace" race --build "$build_cmd" --run "$run" --controls none,auto --store ctl.db
+expect_error '--controls: --test yuen' \
+  "$looprace" race --build "$build_cmd" --run "$run" --controls auto --plan race --test yuen --store ctl.db
+
 # Every loop is colder than the asked share of the program's cycles.
 expect_error 'lower --min-share' \
   "$looprace" race --build "$build_cmd" --run "$run" --hot 1 --min-share 0.9999 --store cold.db
