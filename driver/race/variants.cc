@@ -10,23 +10,60 @@
 namespace looprace::race::detail {
 namespace {
 
-// Whether the build compiled the sources of the loop and of the controls with the variant's
-// settings: then the verify pass left a record of each.
-bool compiled(const VariantBuild& b, const std::vector<std::string>& loop_ids) {
-  const auto records = build::read_verify_file(b.verify);
+// Whether a build compiled the sources of `loop_ids` with its settings: then its verify pass
+// left a record of each.
+bool compiled(const std::filesystem::path& verify, const std::vector<std::string>& loop_ids) {
+  const auto records = build::read_verify_file(verify);
   return std::all_of(loop_ids.begin(), loop_ids.end(),
                      [&](const std::string& id) { return records.count(id) > 0; });
 }
 
+// A spec's unroll requests: the loops decided in earlier nest passes, and the controls at
+// GCC's choice before them, so that a decision of theirs overrides it (later requests win)
+// and their units leave verify records.
+AppliedFactors with_controls(const AppliedFactors& applied,
+                             const std::vector<std::string>& controls) {
+  AppliedFactors unroll;
+  for (const std::string& id : controls) unroll.emplace_back(id, 0);
+  unroll.insert(unroll.end(), applied.begin(), applied.end());
+  return unroll;
+}
+
 }  // namespace
+
+std::filesystem::path VariantBuilder::controls_base(const VariantRequest& r) const {
+  if (r.controls.empty()) return baseline_dir_;
+  const std::filesystem::path dir = ws_.workdir / r.loop.id / "controls";
+  const std::filesystem::path verify = dir.string() + ".verify.jsonl";
+  build::VariantSpec spec;
+  spec.unroll = with_controls(applied_, r.controls);
+  spec.instrument = r.controls;
+  spec.verify = verify;
+  const build::BuildJob job =
+      build_job(ws_, spec, dir, fmt::format("the controls of loop {}", r.label));
+  for (bool incremental : {true, false}) {
+    std::filesystem::remove(verify);
+    if (!incremental || !build::prepare_incremental(dir, baseline_dir_, r.controls)) {
+      incremental = false;
+      build::prepare_fresh(dir);
+    }
+    const build::BuildResult result = ws_.executor->build({job}, 1).at(0);
+    if (!result.ok())
+      throw Error(fmt::format("the build that times loop {}'s controls failed: {}", r.label,
+                              result.failure_message()));
+    if (compiled(verify, r.controls)) return dir;
+    if (!incremental) break;
+  }
+  throw Error(fmt::format(
+      "the build did not compile the controls of loop {} with their settings (no verify record "
+      "of each in {}): the build command must compile their sources with $LOOPRACE_CC",
+      r.label, verify.string()));
+}
 
 std::vector<VariantBuild> VariantBuilder::run_builds(
     const VariantRequest& r, const std::vector<std::pair<int, unsigned>>& wanted, LoopVariants& out,
-    std::vector<build::BuildResult>& results) const {
+    std::vector<build::BuildResult>& results, const std::filesystem::path& from) const {
   const build::LoopRow& loop = r.loop;
-  // The controls' units are compiled again too: the baseline's objects time no loop.
-  std::vector<std::string> compiled_loops = {loop.id};
-  compiled_loops.insert(compiled_loops.end(), r.controls.begin(), r.controls.end());
   std::vector<VariantBuild> builds;
   std::vector<build::BuildJob> jobs;
   for (auto [f, j] : wanted) {
@@ -34,18 +71,15 @@ std::vector<VariantBuild> VariantBuilder::run_builds(
     b.verify = b.dir.string() + ".verify.jsonl";
     std::filesystem::remove(b.verify);
     build::VariantSpec spec;
-    spec.unroll = applied_;  // the loops decided in earlier nest passes
+    spec.unroll = with_controls(applied_, r.controls);
     spec.unroll.emplace_back(loop.id, f);
-    // The controls at GCC's choice, first, so that a decision of theirs overrides it (later
-    // requests win): their units then leave verify records.
-    for (const std::string& id : r.controls) spec.unroll.emplace(spec.unroll.begin(), id, 0);
     spec.instrument = {r.observed};
     spec.instrument.insert(spec.instrument.end(), r.controls.begin(), r.controls.end());
     spec.verify = b.verify;  // the verify pass only observes: the code stays the same
     spec.layout_seed = r.layout_seeds[j];
     // Incremental: only the loop's translation unit is compiled again, so the padding moves
     // the loop's own functions, the ones that matter, and the build stays cheap.
-    b.incremental = build::prepare_incremental(b.dir, baseline_dir_, compiled_loops);
+    b.incremental = build::prepare_incremental(b.dir, from, {loop.id});
     if (!b.incremental) build::prepare_fresh(b.dir);
     jobs.push_back(build_job(ws_, spec, b.dir, fmt::format("factor {} of loop {}", f, r.label)));
     builds.push_back(std::move(b));
@@ -56,7 +90,7 @@ std::vector<VariantBuild> VariantBuilder::run_builds(
   // ones are built again from scratch, the others cannot be raced.
   std::vector<std::size_t> again;
   for (std::size_t i = 0; i < builds.size(); ++i) {
-    if (results[i].ok() && !compiled(builds[i], compiled_loops) && builds[i].incremental)
+    if (results[i].ok() && !compiled(builds[i].verify, {loop.id}) && builds[i].incremental)
       again.push_back(i);
   }
   if (!again.empty()) {
@@ -77,11 +111,11 @@ std::vector<VariantBuild> VariantBuilder::run_builds(
 }
 
 std::map<int, std::string> VariantBuilder::record_builds(
-    const VariantRequest& r, const std::vector<std::pair<int, unsigned>>& wanted,
-    LoopVariants& out) const {
+    const VariantRequest& r, const std::vector<std::pair<int, unsigned>>& wanted, LoopVariants& out,
+    const std::filesystem::path& from) const {
   const build::LoopRow& loop = r.loop;
   std::vector<build::BuildResult> results;
-  const std::vector<VariantBuild> builds = run_builds(r, wanted, out, results);
+  const std::vector<VariantBuild> builds = run_builds(r, wanted, out, results, from);
   std::map<int, std::string> digests;
   for (std::size_t i = 0; i < builds.size(); ++i) {
     const VariantBuild& b = builds[i];
@@ -147,7 +181,8 @@ LoopVariants VariantBuilder::build(const VariantRequest& r) const {
   // Every factor at the first layout: which factors share code.
   std::vector<std::pair<int, unsigned>> first;
   for (int f : r.factors) first.emplace_back(f, 0u);
-  const std::map<int, std::string> digests = record_builds(r, first, out);
+  const std::filesystem::path from = controls_base(r);
+  const std::map<int, std::string> digests = record_builds(r, first, out, from);
   out.groups = groups_of(r.factors, digests, out.failures);
   // The other layouts for one factor of each code only: the padding depends on the seed and
   // the functions' names, so factors with equal code at one layout have it at every layout.
@@ -156,7 +191,7 @@ LoopVariants VariantBuilder::build(const VariantRequest& r) const {
     for (unsigned j = 1; j < r.layout_seeds.size(); ++j) rest.emplace_back(f, j);
   if (rest.empty()) return out;
   const std::map<int, std::string> before = out.failures;
-  record_builds(r, rest, out);
+  record_builds(r, rest, out, from);
   if (out.failures == before) return out;
   // A code that failed at another layout cannot be raced: its whole group goes.
   for (int f : r.factors) {

@@ -66,16 +66,23 @@ class VariantBuilder {
   LoopVariants build(const VariantRequest& request) const;
 
  private:
-  // The wanted (factor, layout) builds, again from scratch where an incremental build did not
-  // recompile the loop's source; `results` in the order of the returned builds.
+  // The build the variants start from: the baseline, or, with controls, a build from it whose
+  // controls' units were compiled again to time them (at no layout of their own), so that each
+  // variant compiles only the raced loop's unit again. Throws when it does not build or does
+  // not compile the controls.
+  std::filesystem::path controls_base(const VariantRequest& request) const;
+  // The wanted (factor, layout) builds from a copy of `from`, again from scratch where an
+  // incremental build did not recompile the loop's source; `results` in the order of the
+  // returned builds.
   std::vector<VariantBuild> run_builds(const VariantRequest& request,
                                        const std::vector<std::pair<int, unsigned>>& wanted,
-                                       LoopVariants& out,
-                                       std::vector<build::BuildResult>& results) const;
+                                       LoopVariants& out, std::vector<build::BuildResult>& results,
+                                       const std::filesystem::path& from) const;
   // Runs the wanted builds into out (rows, failures); the code digest of each factor built.
   std::map<int, std::string> record_builds(const VariantRequest& request,
                                            const std::vector<std::pair<int, unsigned>>& wanted,
-                                           LoopVariants& out) const;
+                                           LoopVariants& out,
+                                           const std::filesystem::path& from) const;
   // The factors grouped by digest, the failed ones left out (apart under --keep-duplicates).
   VariantGroups groups_of(const std::vector<int>& factors,
                           const std::map<int, std::string>& digests,
