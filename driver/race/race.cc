@@ -699,13 +699,11 @@ void Racer::load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stor
   }
 }
 
-// A control's value in a stored run: as control_value takes it in a live one.
+// A control's observation in a stored run, of the kind the race decides on: as live_control
+// takes it.
 std::optional<double> Racer::stored_value(const store::RunRow& run, const std::string& id) const {
-  for (const auto& o : run.observations) {
-    if (o.loop_id != id) continue;
-    if (auto value = o.value(options_.observation)) return value;
-    return o.cycles > 0 ? std::optional<double>(double(o.cycles)) : std::nullopt;
-  }
+  for (const auto& o : run.observations)
+    if (o.loop_id == id) return o.value(options_.observation);
   return std::nullopt;
 }
 
@@ -717,9 +715,11 @@ std::map<std::int64_t, store::RunRow> Racer::stored_controls(const LoopRace& r) 
   if (r.controls.empty()) return out;
   for (store::RunRow& run : store_->runs(program_, store::RunKind::kRace, r.loop.id)) {
     if (!run.ok) continue;
-    const bool timed = std::any_of(r.controls.begin(), r.controls.end(), [&](const auto& id) {
-      return stored_value(run, id).has_value();
-    });
+    const bool timed =
+        std::any_of(run.observations.begin(), run.observations.end(), [&](const auto& o) {
+          return o.cycles > 0 &&
+                 std::find(r.controls.begin(), r.controls.end(), o.loop_id) != r.controls.end();
+        });
     if (timed) {
       out.emplace(run.id, std::move(run));
     } else if (!options_.force) {
@@ -832,19 +832,19 @@ std::optional<plans::Observation> Racer::take_alone(LoopRace& r, std::size_t ver
   }
 }
 
-// The control of a live run (control_value); a run that timed none of the race's controls
-// stops the race, as its resume would (stored_controls).
+// The control of a live run (control_value) on the controls' observations of the kind the
+// race decides on: a control the filter could not clean is left out of the run's control, as
+// its raw sum, which holds the disturbance, would move the adjustment by as much. A run that
+// timed none of the race's controls stops the race, as its resume would (stored_controls).
 std::optional<double> Racer::live_control(const LoopRace& r, const store::RunRow& row,
                                           const run::RunResult& result) const {
   if (r.controls.empty()) return std::nullopt;
-  bool timed = false;
-  const auto value_of = [&](const std::string& id) -> std::optional<double> {
-    auto value = result.observations.value(id, options_.observation);
-    if (!value) value = result.observations.cycles(id);
-    timed = timed || value.has_value();
-    return value;
-  };
-  const std::optional<double> control = control_value(r, value_of);
+  const bool timed = std::any_of(r.controls.begin(), r.controls.end(), [&](const auto& id) {
+    return result.observations.cycles(id).has_value();
+  });
+  const std::optional<double> control = control_value(r, [&](const std::string& id) {
+    return result.observations.value(id, options_.observation);
+  });
   if (!timed) {
     throw Error(fmt::format(
         "loop {}: a run of factor {} timed none of the race's controls ({}): they do not run "

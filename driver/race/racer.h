@@ -157,9 +157,9 @@ class Racer {
   // r.controls, their centers, and a note naming them.
   void set_controls(LoopRace& r) const;
   // A run's control: the geometric mean of its controls' cycles, each against its center (a
-  // control that did not run is left out; none that ran: 1). `value_of` gives a control's
-  // observation in the run (filtered when the race decides on filtered ones and the filter
-  // kept it, else raw). None when the race has no controls.
+  // control without an observation is left out; with none: 1). `value_of` gives a control's
+  // observation in the run, of the kind the race decides on. None when the race has no
+  // controls.
   std::optional<double> control_value(
       const LoopRace& r,
       const std::function<std::optional<double>(const std::string&)>& value_of) const;
