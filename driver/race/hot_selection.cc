@@ -74,8 +74,10 @@ bool can_control(const ControlTarget& target, const ControlCandidate& c,
   const store::Hotness& h = c.hotness;
   if (h.id == target.loop || h.id == target.observed || c.function == target.function) return false;
   if (!c.holds_no_other_code || h.is_bound() || h.entries_per_run <= 0) return false;
-  if (h.share < selection.min_share) return false;
-  if (h.cycles_per_run / h.entries_per_run < selection.min_entry_cycles) return false;
+  if (h.share <= 0 || h.share < selection.min_share) return false;
+  const double program_cycles = h.cycles_per_run / h.share;
+  if (h.entries_per_run * selection.probe_cycles > selection.max_probe_share * program_cycles)
+    return false;
   return c.tu != target.tu || (c.fn_line > 0 && c.fn_line < target.fn_line);
 }
 

@@ -93,16 +93,19 @@ struct ControlTarget {
 };
 
 struct ControlSelection {
-  std::size_t most = 4;            // controls at most
-  double min_share = 0.01;         // of the program's time, each
-  double min_entry_cycles = 1000;  // per entry, so the probes are a small part of its time
+  std::size_t most = 4;      // controls at most
+  double min_share = 0.005;  // of the program's time, each
+  // What a control's probes may add to a run, as a part of the program's time, each: gsm's hot
+  // loops of 600 entries a run add 0.5 %, an inner loop of 24,000 entries 20 %.
+  double max_probe_share = 0.005;
+  double probe_cycles = 100;  // one entry's probe cost (the runtime's measure when known)
 };
 
 // The controls of `target`'s race from `candidates` (hottest first): loops of other functions
-// that hold no other code, ran long enough per entry and in total, and lie where the raced
-// loop's growth does not move them: another translation unit (its object is the same in every
-// variant), or a function that starts before the raced one in its unit. Other units first,
-// then by share.
+// that hold no other code, take enough of the program, are timed by probes that cost the run
+// little, and lie where the raced loop's growth does not move them: another translation unit (its
+// object is the same in every variant), or a function that starts before the raced one in its unit.
+// Other units first, then by share.
 std::vector<std::string> choose_controls(const ControlTarget& target,
                                          const std::vector<ControlCandidate>& candidates,
                                          const ControlSelection& selection = {});

@@ -483,8 +483,11 @@ std::vector<std::string> Racer::controls_for(const build::LoopRow& loop,
       candidates.push_back(
           {h, row->tu, row->function, row->fn_line, runs_only_its_own_code(*row, baseline_)});
   }
-  for (const std::string& id :
-       choose_controls({loop.id, observed, loop.tu, loop.function, loop.fn_line}, candidates))
+  ControlSelection selection;
+  if (reference_.observations.probe_cycles)
+    selection.probe_cycles = *reference_.observations.probe_cycles;
+  for (const std::string& id : choose_controls(
+           {loop.id, observed, loop.tu, loop.function, loop.fn_line}, candidates, selection))
     add(id);
   return ids;
 }

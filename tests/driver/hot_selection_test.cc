@@ -142,7 +142,7 @@ TEST(Controls, LoopsOfOtherUnitsFirstThenEarlierFunctionsOfTheRacedOnesUnit) {
       control("other", "lpc.c", "filter", 300, 0.10), control("other2", "rpe.c", "grid", 10, 0.05)};
   EXPECT_EQ(choose_controls(decoder(), candidates),
             (std::vector<std::string>{"other", "other2", "before"}));
-  EXPECT_EQ(choose_controls(decoder(), candidates, {2, 0.01, 1000}),
+  EXPECT_EQ(choose_controls(decoder(), candidates, {2}),
             (std::vector<std::string>{"other", "other2"}));
 }
 
@@ -151,8 +151,8 @@ TEST(Controls, NeverTheRacedFunctionNorLoopsThatCouldHoldItsCode) {
       control("raced", "x.c", "f", 1, 0.5),                      // the raced loop itself
       control("sibling", "lpc.c", "decode", 1, 0.3),             // a same-named function
       control("caller", "main.c", "main", 1, 0.9, 5000, false),  // calls, or holds loops
-      control("short", "lpc.c", "g", 1, 0.2, 300),               // probes would be much of its time
-      control("cold", "lpc.c", "h", 1, 0.005),  // too little time to follow the machine
+      control("short", "lpc.c", "g", 1, 0.2, 300),  // its probes would add 7 % to the program
+      control("cold", "lpc.c", "h", 1, 0.002),      // too little time to follow the machine
       control("bound", "lpc.c", "k", 1, 0.2)};
   std::vector<ControlCandidate> with_bound = candidates;
   with_bound.back().hotness.short_entries = true;  // its cycles are a bound, not a timing
