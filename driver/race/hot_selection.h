@@ -94,7 +94,7 @@ struct ControlTarget {
 
 struct ControlSelection {
   std::size_t most = 4;      // controls at most
-  double min_share = 0.005;  // of the program's time, each
+  double min_share = 0.002;  // of the program's time, each: enough cycles to time well
   // What a control's probes may add to a run, as a part of the program's time, each: gsm's hot
   // loops of 600 entries a run add 0.5 %, an inner loop of 24,000 entries 20 %.
   double max_probe_share = 0.005;

@@ -152,7 +152,7 @@ TEST(Controls, NeverTheRacedFunctionNorLoopsThatCouldHoldItsCode) {
       control("sibling", "lpc.c", "decode", 1, 0.3),             // a same-named function
       control("caller", "main.c", "main", 1, 0.9, 5000, false),  // calls, or holds loops
       control("short", "lpc.c", "g", 1, 0.2, 300),  // its probes would add 7 % to the program
-      control("cold", "lpc.c", "h", 1, 0.002),      // too little time to follow the machine
+      control("cold", "lpc.c", "h", 1, 0.001),      // too little time to follow the machine
       control("bound", "lpc.c", "k", 1, 0.2)};
   std::vector<ControlCandidate> with_bound = candidates;
   with_bound.back().hotness.short_entries = true;  // its cycles are a bound, not a timing
