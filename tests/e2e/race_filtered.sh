@@ -43,9 +43,9 @@ sqlite3 old.db "alter table observations drop column filtered_cycles;
   alter table runs drop column steal_ticks; alter table runs drop column off_cpu_ns;
   alter table programs drop column code; drop index runs_by_batch;
   alter table runs drop column batch; alter table runs drop column slot;
-  alter table runs drop column cpu_seconds; update meta set value='1' where key='schema'"
+  alter table runs drop column cpu_seconds; alter table runs drop column observed; update meta set value='1' where key='schema'"
 "$looprace" report --store old.db --json >old.json
-[ "$(sqlite3 old.db "select value from meta where key='schema'")" = 6 ] || fail "not migrated to schema 6"
+[ "$(sqlite3 old.db "select value from meta where key='schema'")" = 7 ] || fail "not migrated to schema 7"
 [ "$(sqlite3 old.db "select count(*) from observations where filtered_cycles is not null")" = 0 ] ||
   fail "a migrated store invented filtered observations"
 [ "$(sqlite3 old.db "select count(*) from runs where cpu_seconds != 0")" = 0 ] ||
@@ -57,10 +57,10 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["lo
 cp store.db three.db
 sqlite3 three.db "update runs set kind = 'race' where kind = 'confirm'; drop index runs_by_batch;
   alter table runs drop column batch; alter table runs drop column slot;
-  alter table runs drop column cpu_seconds; update meta set value = '3' where key = 'schema'"
+  alter table runs drop column cpu_seconds; alter table runs drop column observed; update meta set value = '3' where key = 'schema'"
 "$looprace" report --store three.db >/dev/null
 [ "$(sqlite3 three.db "select count(*) from runs where kind = 'confirm'")" = "$(sql "select count(*) from runs where kind = 'confirm'")" ] ||
   fail "schema 4 did not relabel the confirmation runs of a schema 3 store"
 sqlite3 old.db "update meta set value='9' where key='schema'"
-expect_error "old.db: schema version 9 \(this looprace reads 1 to 6\)" "$looprace" report --store old.db
+expect_error "old.db: schema version 9 \(this looprace reads 1 to 7\)" "$looprace" report --store old.db
 echo PASS

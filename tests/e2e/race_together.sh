@@ -35,7 +35,7 @@ case $batch in joint:*) ;; *) fail "race runs are not joint runs: $batch" ;; esa
 cp store.db four.db
 sqlite3 four.db "update runs set target_loop = batch, grp = slot where batch is not null;
   drop index runs_by_batch; alter table runs drop column batch; alter table runs drop column slot;
-  alter table runs drop column cpu_seconds; update meta set value = '4' where key = 'schema'"
+  alter table runs drop column cpu_seconds; alter table runs drop column observed; update meta set value = '4' where key = 'schema'"
 "$looprace" report --store four.db --json >four.json
 [ "$(sqlite3 four.db "select count(*) from runs where batch = '$batch' and target_loop = '' and grp = -1")" = \
   "$(sql "select count(*) from runs where batch = '$batch'")" ] || fail "schema 5 did not move the joint runs' batch and slot"
