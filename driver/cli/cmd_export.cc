@@ -42,8 +42,9 @@ void add_export_command(CLI::App& app) {
   cmd->add_option("--format", options->format,
                   "csv or jsonl (one row per loop), json (the context: machine, sessions, run "
                   "counts; and the loops' rows), observations (loop,version,cycles: the raw data "
-                  "`looprace replay` reads) or runs (every race run: "
-                  "loop,run,round,version,ok,cycles,filtered,entries,disturbed)")
+                  "`looprace replay` reads; with a control column when a race had --controls) "
+                  "or runs (every race run: "
+                  "loop,run,round,version,ok,cycles,filtered,entries,disturbed,control)")
       ->check(CLI::IsMember(kWriters));
   cmd->add_option("-o,--output", options->output, "Write here instead of standard output");
   add_observation_option(cmd, &options->observation);

@@ -71,6 +71,7 @@ plans::Dataset load_store(const std::string& path, stats::ObservationKind kind) 
         if (cycles.size() < 2) continue;  // a factor disqualified at once has nothing to replay
         d.versions.push_back(std::to_string(factor));
         d.cycles.push_back(cycles);
+        if (!loop.control_loops.empty()) d.controls.push_back(loop.controls.at(factor));
       }
       if (d.versions.size() >= 2) data.push_back(std::move(d));
     }

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <sstream>
 
 namespace looprace::plans {
 
@@ -40,6 +41,17 @@ stats::ObservationKind LoopDecision::observation() const {
       plan.substr(0, std::min(plan.find(" through "), plan.find(" controlled by ")));
   return kind.ends_with(kFilteredSuffix) ? stats::ObservationKind::kFiltered
                                          : stats::ObservationKind::kRaw;
+}
+
+std::vector<std::string> LoopDecision::controls() const {
+  const std::string marker = " controlled by ";
+  const std::size_t at = plan.find(marker);
+  std::vector<std::string> ids;
+  if (at == std::string::npos) return ids;
+  std::istringstream list(plan.substr(at + marker.size()));
+  for (std::string id; std::getline(list, id, ',');)
+    if (!id.empty()) ids.push_back(id);
+  return ids;
 }
 
 std::string plan_on_observations(const std::string& plan, stats::ObservationKind kind,

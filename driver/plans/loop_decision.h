@@ -63,6 +63,9 @@ struct LoopDecision {
   std::vector<std::size_t> winner_samples() const;
   // The observations the plan decided on: filtered when its name says so (plan_on_observations).
   stats::ObservationKind observation() const;
+  // The loops whose cycles adjusted its observations, as its plan's name says them
+  // (plan_on_observations); empty when none did.
+  std::vector<std::string> controls() const;
 };
 
 // The plan's name for a decision on `kind` of observations: filtered ones make another decision

@@ -20,6 +20,7 @@
 #include "race/paired_runs.h"
 #include "race/program.h"
 #include "race/racer.h"
+#include "stats/covariate.h"
 #include "stats/speedup_test.h"
 
 namespace looprace::race::detail {
@@ -513,15 +514,9 @@ std::optional<double> Racer::control_value(
     const LoopRace& r,
     const std::function<std::optional<double>(const std::string&)>& value_of) const {
   if (r.controls.empty()) return std::nullopt;
-  double logs = 0;
-  std::size_t ran = 0;
-  for (std::size_t i = 0; i < r.controls.size(); ++i) {
-    const std::optional<double> cycles = value_of(r.controls[i]);
-    if (!cycles || *cycles <= 0) continue;
-    logs += std::log(*cycles / r.control_centers[i]);
-    ++ran;
-  }
-  return ran ? std::exp(logs / double(ran)) : 1.0;
+  std::vector<std::optional<double>> cycles;
+  for (const std::string& id : r.controls) cycles.push_back(value_of(id));
+  return stats::combined_control(cycles, r.control_centers);
 }
 
 std::string Racer::stored_plan_name(const plans::Plan& plan, const std::string& loop_id,

@@ -156,10 +156,9 @@ class Racer {
   const build::LoopRow& control_row(const std::string& selector) const;
   // r.controls, their centers, and a note naming them.
   void set_controls(LoopRace& r) const;
-  // A run's control: the geometric mean of its controls' cycles, each against its center (a
-  // control without an observation is left out; with none: 1). `value_of` gives a control's
-  // observation in the run, of the kind the race decides on. None when the race has no
-  // controls.
+  // A run's control (stats::combined_control of its controls against their centers).
+  // `value_of` gives a control's observation in the run, of the kind the race decides on. None
+  // when the race has no controls.
   std::optional<double> control_value(
       const LoopRace& r,
       const std::function<std::optional<double>(const std::string&)>& value_of) const;

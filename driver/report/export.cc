@@ -1,5 +1,6 @@
 #include "report/export.h"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -153,25 +154,36 @@ std::string cell(const json& value) {
 }  // namespace
 
 std::string export_observations_csv(const Report& report) {
-  std::string out = "loop,version,cycles\n";
+  const bool controlled = std::any_of(report.loops.begin(), report.loops.end(), [](const auto& l) {
+    return l.decision && std::any_of(l.factors.begin(), l.factors.end(),
+                                     [](const FactorResult& f) { return !f.controls.empty(); });
+  });
+  std::string out = controlled ? "loop,version,cycles,control\n" : "loop,version,cycles\n";
   for (const LoopReport& loop : report.loops) {
     if (!loop.decision) continue;  // an unfinished race: versions may lack observations
     for (const FactorResult& factor : loop.factors) {
       if (factor.disqualified) continue;  // never a valid choice for a replayed plan
-      for (double cycles : factor.cycles)
-        out += fmt::format("{},{},{}\n", loop.id, factor.factor, cycles);
+      for (std::size_t k = 0; k < factor.cycles.size(); ++k) {
+        out += fmt::format("{},{},{}", loop.id, factor.factor, factor.cycles[k]);
+        // A loop raced without controls beside others raced with them: a control that never
+        // moves, which adjusts nothing.
+        if (controlled)
+          out += fmt::format(",{}", factor.controls.empty() ? 1.0 : factor.controls[k]);
+        out += "\n";
+      }
     }
   }
   return out;
 }
 
 std::string export_runs_csv(const Report& report) {
-  std::string out = "loop,run,round,version,ok,cycles,filtered,entries,disturbed\n";
+  std::string out = "loop,run,round,version,ok,cycles,filtered,entries,disturbed,control\n";
   for (const LoopReport& loop : report.loops) {
     for (const RaceRun& r : loop.race_runs) {
-      out += fmt::format("{},{},{},{},{},{},{},{},{}\n", loop.id, r.run, r.round, r.factor,
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", loop.id, r.run, r.round, r.factor,
                          r.ok ? 1 : 0, r.cycles ? fmt::to_string(*r.cycles) : "",
-                         r.filtered ? fmt::to_string(*r.filtered) : "", r.entries, r.disturbed);
+                         r.filtered ? fmt::to_string(*r.filtered) : "", r.entries, r.disturbed,
+                         r.control ? fmt::to_string(*r.control) : "");
     }
   }
   return out;

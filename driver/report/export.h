@@ -24,11 +24,14 @@ std::string export_csv(const Report& report);
 // The raw observations in the replay format `loop,version,cycles` (version = the raced factor;
 // factors with the same code as a lower one are not repeated), in recorded order per factor,
 // for finished races and factors not disqualified: what `looprace replay` reads and the
-// experiments' dataset is made of.
+// experiments' dataset is made of. When a race adjusted by controls: `loop,version,cycles,
+// control`, a loop raced without them given the control 1.
 std::string export_observations_csv(const Report& report);
-// Every run of each loop's own race `loop,run,round,version,ok,cycles,filtered,entries,disturbed`
-// (version = the factor built; ok 1 or 0; cycles and filtered empty when the run has none),
-// whatever its outcome: what the experiments on observations and run counts read.
+// Every run of each loop's own race
+// `loop,run,round,version,ok,cycles,filtered,entries,disturbed,control` (version = the factor
+// built; ok 1 or 0; cycles and filtered empty when the run has none; control empty when the race
+// had none or the run timed none), whatever its outcome: what the experiments on observations
+// and run counts read.
 std::string export_runs_csv(const Report& report);
 // RFC 4180 quoting: fields with a comma, quote or line break are quoted, quotes doubled.
 std::string csv_field(const std::string& text);

@@ -71,6 +71,9 @@ struct FactorResult {
   // Cycles the loop took per program run (raw, > 0), in the order they were recorded. Empty
   // for a factor whose code_group is another factor: its observations are the group's.
   std::vector<double> cycles;
+  // Beside each of `cycles`, its run's control when the race adjusted by other loops' cycles
+  // (store::LoopDataset); empty otherwise.
+  std::vector<double> controls;
 };
 
 // One run of a loop's own race (joint runs of loops raced together are in no loop's list), as
@@ -83,7 +86,8 @@ struct RaceRun {
   std::optional<std::uint64_t> cycles;  // raw sum; nullopt when the run has no observation
   std::optional<double> filtered;       // nullopt when the run could not be filtered
   std::uint64_t entries = 0;
-  std::uint64_t disturbed = 0;  // entries the filter took out
+  std::uint64_t disturbed = 0;    // entries the filter took out
+  std::optional<double> control;  // when the race had controls and the run timed one
 };
 
 struct LoopReport {

@@ -49,4 +49,18 @@ std::vector<std::vector<double>> adjusted_cycles(const std::vector<std::vector<d
   return adjusted;
 }
 
+double combined_control(const std::vector<std::optional<double>>& cycles,
+                        const std::vector<double>& centers) {
+  if (cycles.size() != centers.size())
+    throw std::invalid_argument("combined_control: one center per control");
+  double logs = 0;
+  std::size_t timed = 0;
+  for (std::size_t i = 0; i < cycles.size(); ++i) {
+    if (!cycles[i] || *cycles[i] <= 0) continue;
+    logs += std::log(*cycles[i] / centers[i]);
+    ++timed;
+  }
+  return timed ? std::exp(logs / static_cast<double>(timed)) : 1.0;
+}
+
 }  // namespace looprace::stats

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -58,5 +59,13 @@ LocationEstimate adjusted_mean_estimate(const CovariateStats& sample, double slo
 // controls within versions. Throws std::invalid_argument when the shapes differ.
 std::vector<std::vector<double>> adjusted_cycles(const std::vector<std::vector<double>>& cycles,
                                                  const std::vector<std::vector<double>>& controls);
+
+// One run's control from the cycles it spent in each control loop (`cycles[i]`, nullopt or 0
+// when the run has no value of control i): the geometric mean of each control's cycles over its
+// usual cycles (`centers[i]`, > 0), over the controls the run has a value of; 1 when it has
+// none. Centering makes a control missing from one run not move the others' mean; which
+// centers does not matter otherwise, as the slope is fitted within versions.
+double combined_control(const std::vector<std::optional<double>>& cycles,
+                        const std::vector<double>& centers);
 
 }  // namespace looprace::stats

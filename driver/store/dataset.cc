@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <optional>
 
+#include "stats/covariate.h"
+#include "stats/speedup_test.h"
+
 namespace looprace::store {
 
 namespace {
@@ -16,6 +19,44 @@ Hotness middle_run(std::vector<Hotness> runs) {
   std::sort(runs.begin(), runs.end(),
             [](const Hotness& a, const Hotness& b) { return a.cycles_per_run < b.cycles_per_run; });
   return runs[(runs.size() - 1) / 2];
+}
+
+// The control loops of each raced loop whose latest decision names some.
+std::map<std::string, std::vector<std::string>> controls_by_loop(const Store& store,
+                                                                 std::int64_t program) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const plans::LoopDecision& d : store.decisions(program)) out[d.loop_id] = d.controls();
+  return out;
+}
+
+// Each race run's control (stats::combined_control), for the runs that timed one of the
+// controls, as the race took it: a control without a value of `kind` (the filter could not
+// clean it) is left out; each control centered on its median over the runs.
+std::map<std::int64_t, double> run_controls(const Store& store, std::int64_t program,
+                                            const std::string& loop,
+                                            const std::vector<std::string>& controls,
+                                            stats::ObservationKind kind) {
+  std::map<std::int64_t, std::vector<std::optional<double>>> timed;
+  std::vector<std::vector<double>> seen(controls.size());
+  for (const RunRow& run : store.runs(program, RunKind::kRace, loop)) {
+    std::vector<std::optional<double>> values(controls.size());
+    bool any = false;
+    for (const LoopObservation& o : run.observations) {
+      auto at = std::find(controls.begin(), controls.end(), o.loop_id);
+      if (at == controls.end() || o.cycles == 0) continue;
+      any = true;
+      const std::optional<double> value = o.value(kind);
+      if (!value || *value <= 0) continue;  // disturbed: left out of the run's control
+      values[static_cast<std::size_t>(at - controls.begin())] = value;
+      seen[static_cast<std::size_t>(at - controls.begin())].push_back(*value);
+    }
+    if (any) timed.emplace(run.id, std::move(values));
+  }
+  std::vector<double> centers;
+  for (const auto& values : seen) centers.push_back(values.empty() ? 1.0 : stats::median(values));
+  std::map<std::int64_t, double> out;
+  for (const auto& [run, values] : timed) out[run] = stats::combined_control(values, centers);
+  return out;
 }
 
 }  // namespace
@@ -135,18 +176,29 @@ std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, do
 std::vector<LoopDataset> load_race_dataset(const Store& store, std::int64_t program,
                                            stats::ObservationKind kind) {
   std::vector<LoopDataset> out;
+  const auto controls = controls_by_loop(store, program);
   for (const auto& loop : store.raced_loops(program)) {
     LoopDataset d;
     d.loop_id = loop;
     for (const auto& v : store.variants(program, loop)) {
       if (v.layout == 0 && v.group >= 0) d.group_of[v.factor] = v.group;
     }
+    if (auto c = controls.find(loop); c != controls.end() && !c->second.empty()) {
+      d.control_loops = c->second;
+      d.control_of_run = run_controls(store, program, loop, d.control_loops, kind);
+    }
     d.runs = store.loop_race_runs(program, loop);
     for (const auto& r : d.runs) {
       std::optional<double> value = r.value(kind);
       if (!r.ok || !value) continue;
       auto group = d.group_of.find(r.factor);
-      d.cycles[group == d.group_of.end() ? r.factor : group->second].push_back(*value);
+      const int raced = group == d.group_of.end() ? r.factor : group->second;
+      if (!d.control_loops.empty()) {
+        auto control = d.control_of_run.find(r.run_id);
+        if (control == d.control_of_run.end()) continue;
+        d.controls[raced].push_back(control->second);
+      }
+      d.cycles[raced].push_back(*value);
     }
     out.push_back(std::move(d));
   }

@@ -100,10 +100,18 @@ struct LoopDataset {
   std::map<int, std::vector<double>> cycles;  // raced factor -> cycles per run
   std::map<int, int> group_of;                // factor -> raced factor with the same code
   std::vector<LoopRaceRun> runs;              // every race run of the loop, as read
+  // When its decision says the race adjusted its observations by other loops' cycles
+  // (`race --controls`): those loops, each run's control by run id, and the controls beside
+  // `cycles` (same shape). Empty otherwise.
+  std::vector<std::string> control_loops;
+  std::map<std::int64_t, double> control_of_run;
+  std::map<int, std::vector<double>> controls;
 };
 
 // Every raced loop of `program`, in the order its race started, with the observations of
-// `kind` (a run without such a value is left out).
+// `kind` (a run without such a value is left out). A loop raced with controls has each run's
+// control (stats::combined_control), each control loop centered on its median over the loop's
+// race runs; a run that timed none of them is left out, as the race's resume leaves it.
 std::vector<LoopDataset> load_race_dataset(
     const Store& store, std::int64_t program,
     stats::ObservationKind kind = stats::ObservationKind::kRaw);

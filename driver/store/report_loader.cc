@@ -57,8 +57,8 @@ void add_history(const Store& store, std::int64_t program, report::RunContext& c
   c.last_run = tally.last_taken;
 }
 
-// A run of the loop's own race as the report shows it.
-report::RaceRun race_run_of(const LoopRaceRun& run) {
+// A run of the loop's own race as the report shows it, with its control from `data`.
+report::RaceRun race_run_of(const LoopRaceRun& run, const LoopDataset& data) {
   report::RaceRun r;
   r.run = run.run_id;
   r.round = run.round;
@@ -68,6 +68,8 @@ report::RaceRun race_run_of(const LoopRaceRun& run) {
   r.filtered = run.filtered;
   r.entries = run.entries;
   r.disturbed = run.disturbed;
+  if (auto c = data.control_of_run.find(run.run_id); c != data.control_of_run.end())
+    r.control = c->second;
   return r;
 }
 
@@ -161,7 +163,7 @@ void describe_loop(report::LoopReport& l, const Store& store, std::int64_t progr
     l.runs[to_string(kind)] = {runs.count, runs.wall_seconds};
   }
   for (const LoopRaceRun& r : data.runs) {
-    if (!r.joint) l.race_runs.push_back(race_run_of(r));
+    if (!r.joint) l.race_runs.push_back(race_run_of(r, data));
   }
 }
 
@@ -197,6 +199,7 @@ report::FactorResult factor_result(const VariantRow& v, const plans::LoopDecisio
   }
   if (auto c = data.cycles.find(v.factor); c != data.cycles.end() && f.code_group == v.factor) {
     f.cycles = c->second;
+    if (auto k = data.controls.find(v.factor); k != data.controls.end()) f.controls = k->second;
   }
   return f;
 }

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 
+#include "plans/replay.h"
+#include "report/export.h"
 #include "report/figures.h"
 #include "store/dataset.h"
 
@@ -224,6 +227,51 @@ TEST_F(ReportLoaderTest, RaceDatasetHasCyclesPerRacedFactor) {
   ASSERT_EQ(data.size(), 1u);
   EXPECT_EQ(data[0].cycles.size(), 2u);
   EXPECT_EQ(data[0].group_of.at(1), 0);
+}
+
+// A race with --controls: the dataset, the report and both exports carry each run's control,
+// each control loop over its median in the loop's race runs; the runs that timed none (the
+// fixture's) are left out of the dataset, as the race's resume leaves them.
+TEST_F(ReportLoaderTest, ARaceWithControlsCarriesEachRunsControl) {
+  auto s = Store::open(path_, false);
+  auto p = s.program("make", "./prog");
+  const std::string loop = "00000000000000aa", control = "00000000000000bb";
+  auto session =
+      s.begin_session("looprace race --controls " + control, {{"cpu_model", "Test CPU"}});
+  const std::map<int, std::vector<std::uint64_t>> controls = {{0, {100, 300}}, {2, {200, 200}}};
+  for (int round : {3, 4}) {
+    for (const auto& [group, values] : controls) {
+      RunRow r;
+      r.target_loop = loop;
+      r.observed = loop;
+      r.group = group;
+      r.round = round;
+      r.observations = {
+          {loop, static_cast<std::uint64_t>(1000 * (group + 1) + round), 1, 0, 0, std::nullopt, 0},
+          {control, values[static_cast<std::size_t>(round - 3)], 1, 0, 0, std::nullopt, 0}};
+      s.add_run(p, session, r);
+    }
+  }
+  plans::LoopDecision d = s.decisions(p).at(0);
+  d.plan = plans::plan_on_observations("race(cap=2)", stats::ObservationKind::kRaw, "", {control});
+  d.decided_at = "9999-01-01T00:00:00Z";
+  s.put_decision(p, d);
+
+  const LoopDataset data = load_race_dataset(s, p).at(0);
+  EXPECT_EQ(data.control_loops, std::vector<std::string>{control});
+  EXPECT_EQ(data.cycles.at(0), (std::vector<double>{1003, 1004}));
+  EXPECT_EQ(data.controls.at(0), (std::vector<double>{0.5, 1.5}));  // median 200
+  EXPECT_EQ(data.controls.at(2), (std::vector<double>{1.0, 1.0}));
+
+  const report::Report shown = load_report(s);
+  EXPECT_EQ(shown.loops[0].factors[0].controls, data.controls.at(0));
+  const auto& runs = shown.loops[0].race_runs;
+  EXPECT_EQ(std::count_if(runs.begin(), runs.end(), [](const auto& r) { return r.control; }), 4);
+  std::istringstream csv(report::export_observations_csv(shown));
+  const plans::Dataset replayed = plans::read_dataset_csv(csv, "export");
+  ASSERT_EQ(replayed.size(), 1u);
+  EXPECT_EQ(replayed[0].controls, (std::vector<std::vector<double>>{{0.5, 1.5}, {1.0, 1.0}}));
+  EXPECT_NE(report::export_runs_csv(shown).find(",1003,,1,0,0.5\n"), std::string::npos);
 }
 
 }  // namespace

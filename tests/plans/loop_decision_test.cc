@@ -51,5 +51,17 @@ TEST(LoopDecision, SpeedupOnlyWhereThereAreRunsToTest) {
   EXPECT_GT(s->geometric_speedup, 1.0);
 }
 
+TEST(LoopDecision, ItsPlansNameSaysTheObservationAndTheControls) {
+  LoopDecision d;
+  d.plan = plan_on_observations("race(cap=8)", stats::ObservationKind::kFiltered, "00aa",
+                                {"00bb", "00cc"});
+  EXPECT_EQ(d.plan, "race(cap=8) on filtered through 00aa controlled by 00bb,00cc");
+  EXPECT_EQ(d.observation(), stats::ObservationKind::kFiltered);
+  EXPECT_EQ(d.controls(), (std::vector<std::string>{"00bb", "00cc"}));
+  d.plan = plan_on_observations("race(cap=8)", stats::ObservationKind::kRaw);
+  EXPECT_EQ(d.observation(), stats::ObservationKind::kRaw);
+  EXPECT_TRUE(d.controls().empty());
+}
+
 }  // namespace
 }  // namespace looprace::plans

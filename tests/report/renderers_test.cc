@@ -187,6 +187,22 @@ TEST_F(Renderers, ObservationsExportIsWhatReplayReads) {
   EXPECT_EQ(data[0].versions.size(), raced);  // disqualified and same-code factors left out
 }
 
+// A loop raced with controls gives the export its control column; a loop raced without them
+// beside it gets the control 1, which adjusts nothing.
+TEST_F(Renderers, ObservationsExportCarriesControlsAndOneForALoopWithout) {
+  for (FactorResult& factor : report.loops[0].factors)
+    factor.controls.assign(factor.cycles.size(), 1.25);
+  std::istringstream in(export_observations_csv(report));
+  plans::Dataset data = plans::read_dataset_csv(in, "export");
+  ASSERT_EQ(data.size(), 2u);
+  for (const plans::LoopData& loop : data) {
+    ASSERT_EQ(loop.controls.size(), loop.cycles.size());
+    const double expected = loop.loop == report.loops[0].id ? 1.25 : 1.0;
+    for (std::size_t v = 0; v < loop.cycles.size(); ++v)
+      EXPECT_EQ(loop.controls[v], std::vector<double>(loop.cycles[v].size(), expected));
+  }
+}
+
 TEST_F(Renderers, JsonlRowsParseAndCarryTheDataset) {
   std::istringstream in(export_jsonl(report));
   std::string line;
@@ -228,7 +244,7 @@ TEST_F(Renderers, JsonHoldsTheSessionsRunCountsAndLoops) {
 
 TEST_F(Renderers, RunsExportHasEveryRaceRunWithEmptyCellsForMissingValues) {
   RaceRun kept, crashed;
-  kept = {7, 1, 0, true, 1200, 1100.5, 64, 2};
+  kept = {7, 1, 0, true, 1200, 1100.5, 64, 2, 0.97};
   crashed.run = 8;
   crashed.round = 1;
   crashed.factor = 4;
@@ -240,11 +256,11 @@ TEST_F(Renderers, RunsExportHasEveryRaceRunWithEmptyCellsForMissingValues) {
   while (std::getline(in, line)) rows.push_back(csv_cells(line));
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0], (std::vector<std::string>{"loop", "run", "round", "version", "ok", "cycles",
-                                               "filtered", "entries", "disturbed"}));
+                                               "filtered", "entries", "disturbed", "control"}));
   EXPECT_EQ(rows[1], (std::vector<std::string>{"1a2b3c4d5e6f7081", "7", "1", "0", "1", "1200",
-                                               "1100.5", "64", "2"}));
-  EXPECT_EQ(rows[2],
-            (std::vector<std::string>{"1a2b3c4d5e6f7081", "8", "1", "4", "0", "", "", "0", "0"}));
+                                               "1100.5", "64", "2", "0.97"}));
+  EXPECT_EQ(rows[2], (std::vector<std::string>{"1a2b3c4d5e6f7081", "8", "1", "4", "0", "", "", "0",
+                                               "0", ""}));
 }
 
 TEST(CsvField, QuotesOnlyWhenNeeded) {

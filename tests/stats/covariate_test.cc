@@ -57,5 +57,15 @@ TEST(Covariate, AdjustedCyclesTakeOutWhatTheControlsShow) {
   EXPECT_THROW(adjusted_cycles({{1.0}}, {}), std::invalid_argument);
 }
 
+TEST(Covariate, ARunsControlIsTheGeometricMeanOfItsControlsOverTheirCenters) {
+  // 20 % and 5 % over their centers: sqrt(1.2 x 1.05).
+  EXPECT_NEAR(combined_control({240.0, 105.0}, {200.0, 100.0}), std::sqrt(1.2 * 1.05), 1e-12);
+  // A control the run has no value of is left out, not counted as its center.
+  EXPECT_NEAR(combined_control({240.0, std::nullopt}, {200.0, 100.0}), 1.2, 1e-12);
+  EXPECT_NEAR(combined_control({0.0, 90.0}, {200.0, 100.0}), 0.9, 1e-12);
+  EXPECT_EQ(combined_control({std::nullopt}, {200.0}), 1.0);  // none: the center
+  EXPECT_THROW(combined_control({1.0}, {}), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace looprace::stats
