@@ -300,6 +300,13 @@ void print_table(const std::vector<Setting>& settings, const plans::Dataset& dat
       "%.2f%% slower than the best by mean (geo%%: by geometric mean)\n",
       data.size(), o.replay.repetitions, static_cast<unsigned long long>(o.replay.seed), cap,
       100.0 * o.replay.theta);
+  const auto controlled = std::count_if(
+      data.begin(), data.end(), [](const plans::LoopData& l) { return !l.controls.empty(); });
+  if (controlled > 0)
+    std::printf(
+        "controls: %td loop(s) observed with their runs' controls: the plans adjust by "
+        "them, and the best is by adjusted means\n",
+        controlled);
   if (single_version > 0)
     std::printf("left out: %zu loops with a single version (nothing to choose)\n", single_version);
   std::printf("%-58s %9s %9s %8s %8s %8s\n", "plan", "failure%", "samples", "cap%", "winners",
