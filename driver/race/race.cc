@@ -674,8 +674,9 @@ void Racer::load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stor
       if (!r.controls.empty()) {
         auto stored = with_controls.find(run.run_id);
         if (stored == with_controls.end()) continue;  // timed no control: left out (--force)
-        cycles->control = control_value(
-            r, [&](const std::string& id) { return stored_value(stored->second, id); });
+        cycles->control = control_value(r, [&](const std::string& id) {
+          return stored->second.value_of(id, options_.observation);
+        });
       }
     }
     r.recorded[v->second].push_back(cycles);
@@ -688,21 +689,11 @@ void Racer::load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stor
   for (const auto& run : store_->runs(program_, store::RunKind::kConfirm, loop.id)) {
     std::optional<double> value;
     if (run.ok) {
-      for (const auto& o : run.observations) {
-        if (o.loop_id == r.observed) value = o.value(options_.observation);
-      }
+      value = run.value_of(r.observed, options_.observation);
       if (!value) continue;  // visibly disturbed and taken again, as when it was stored
     }
     r.stored_confirmations[run.group].emplace_back(value, run.layout);
   }
-}
-
-// A control's observation in a stored run, of the kind the race decides on: as live_control
-// takes it.
-std::optional<double> Racer::stored_value(const store::RunRow& run, const std::string& id) const {
-  for (const auto& o : run.observations)
-    if (o.loop_id == id) return o.value(options_.observation);
-  return std::nullopt;
 }
 
 // The loop's stored race runs that timed its controls, by id. A run that timed none of them
@@ -713,12 +704,7 @@ std::map<std::int64_t, store::RunRow> Racer::stored_controls(const LoopRace& r) 
   if (r.controls.empty()) return out;
   for (store::RunRow& run : store_->runs(program_, store::RunKind::kRace, r.loop.id)) {
     if (!run.ok) continue;
-    const bool timed =
-        std::any_of(run.observations.begin(), run.observations.end(), [&](const auto& o) {
-          return o.cycles > 0 &&
-                 std::find(r.controls.begin(), r.controls.end(), o.loop_id) != r.controls.end();
-        });
-    if (timed) {
+    if (run.timed_any(r.controls)) {
       out.emplace(run.id, std::move(run));
     } else if (!options_.force) {
       throw Error(fmt::format(

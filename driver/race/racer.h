@@ -182,7 +182,6 @@ class Racer {
   void check_stored_groups(const LoopRace& r, bool has_stored_runs) const;
   void store_variants(LoopRace& r, std::map<int, std::vector<store::VariantRow>>& rows);
   void load_stored(LoopRace& r, const std::vector<store::LoopRaceRun>& stored_runs);
-  std::optional<double> stored_value(const store::RunRow& run, const std::string& id) const;
   std::map<std::int64_t, store::RunRow> stored_controls(const LoopRace& r) const;
   std::optional<double> live_control(const LoopRace& r, const store::RunRow& row,
                                      const run::RunResult& result) const;

@@ -39,18 +39,13 @@ std::map<std::int64_t, double> run_controls(const Store& store, std::int64_t pro
   std::map<std::int64_t, std::vector<std::optional<double>>> timed;
   std::vector<std::vector<double>> seen(controls.size());
   for (const RunRow& run : store.runs(program, RunKind::kRace, loop)) {
-    std::vector<std::optional<double>> values(controls.size());
-    bool any = false;
-    for (const LoopObservation& o : run.observations) {
-      auto at = std::find(controls.begin(), controls.end(), o.loop_id);
-      if (at == controls.end() || o.cycles == 0) continue;
-      any = true;
-      const std::optional<double> value = o.value(kind);
-      if (!value || *value <= 0) continue;  // disturbed: left out of the run's control
-      values[static_cast<std::size_t>(at - controls.begin())] = value;
-      seen[static_cast<std::size_t>(at - controls.begin())].push_back(*value);
+    if (!run.timed_any(controls)) continue;
+    std::vector<std::optional<double>> values;
+    for (std::size_t i = 0; i < controls.size(); ++i) {
+      values.push_back(run.value_of(controls[i], kind));  // none: disturbed, left out
+      if (values.back() && *values.back() > 0) seen[i].push_back(*values.back());
     }
-    if (any) timed.emplace(run.id, std::move(values));
+    timed.emplace(run.id, std::move(values));
   }
   std::vector<double> centers;
   for (const auto& values : seen) centers.push_back(values.empty() ? 1.0 : stats::median(values));

@@ -6,6 +6,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -126,6 +127,19 @@ struct RunRow {
   // empty for other runs, and in stores before schema 7.
   std::string observed;
   std::vector<LoopObservation> observations;
+
+  // Whether the run timed any of `loops` (an observation with cycles).
+  bool timed_any(const std::vector<std::string>& loops) const {
+    return std::any_of(observations.begin(), observations.end(), [&](const LoopObservation& o) {
+      return o.cycles > 0 && std::find(loops.begin(), loops.end(), o.loop_id) != loops.end();
+    });
+  }
+  // Its observation of `loop_id`, of `kind`; none when it has no such value.
+  std::optional<double> value_of(const std::string& loop_id, stats::ObservationKind kind) const {
+    for (const LoopObservation& o : observations)
+      if (o.loop_id == loop_id) return o.value(kind);
+    return std::nullopt;
+  }
 };
 
 // One race run as one loop saw it: in the loop's own race, or in a joint run of several loops
