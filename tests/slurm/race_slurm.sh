@@ -2,9 +2,10 @@
 # `looprace race --slurm` on a real Slurm cluster started on this machine (scripts/slurm-cluster:
 # two slurmd nodes in their own network namespaces): a 4-loop race as a job array ends with the
 # same decisions, store contents and profile lines as a local race of the same loops, its tasks
-# on both nodes; a task cancelled mid-race is resubmitted by the same command and resumes its
-# store; a node that is down leaves its task queued, not lost. Exit 77 (skipped) only when
-# Slurm cannot be installed here.
+# on both nodes; a race with --controls times and names the same controls there; a task
+# cancelled mid-race is resubmitted by the same command and resumes its store; a node that is
+# down leaves its task queued, not lost. Exit 77 (skipped) only when Slurm cannot be installed
+# here.
 set -euo pipefail
 looprace=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,8 +30,14 @@ export XDG_CACHE_HOME=$work/cache
 
 build_cmd="\$LOOPRACE_CC -O2 -o \"\$LOOPRACE_OUTDIR/kernel\" $root/tests/e2e/programs/kernel.c"
 run_cmd='$LOOPRACE_OUTDIR/kernel 7 both'
-ids=$("$looprace" loops --build "$build_cmd" --json --workdir "$work/loops" |
-  python3 -c 'import json, sys; print(" ".join(json.loads(l)["id"] for l in sys.stdin))')
+"$looprace" loops --build "$build_cmd" --json --workdir "$work/loops" >loops.jsonl
+ids=$(python3 -c 'import json, sys; print(" ".join(json.loads(l)["id"] for l in sys.stdin))' <loops.jsonl)
+# The id of the innermost loop of function $1.
+loop_of() {
+  python3 -c 'import json, sys
+rows = [json.loads(l) for l in sys.stdin]
+print(next(r["id"] for r in rows if r["name"] == sys.argv[1] and r["features"].get("inner", 0) == 0))' "$1" <loops.jsonl
+}
 loop_args=()
 for id in $ids; do loop_args+=(--loop "$id"); done
 [ ${#loop_args[@]} = 8 ] || fail "kernel.c should have 4 loops: $ids"
@@ -71,6 +78,27 @@ done
 if [ "$(origin slurm.db | head -1)" != built ] || ! origin slurm.db | tail -1 | grep -q '^reused '; then
   fail "slurm.db: the command should build the baseline once and the assembly reuse it: $(origin slurm.db)"
 fi
+
+# --controls reaches the tasks: burn()'s loop raced on the cluster with --controls auto is
+# controlled by reduce()'s loop in every race run, and decided as the local race decides it.
+burn=$(loop_of burn)
+reduce=$(loop_of reduce)
+controlled=(--build "$build_cmd" --run '$LOOPRACE_OUTDIR/kernel 200000 both' --loop "$burn"
+  --controls auto --factors 0,2,4 --max-samples 6 --confirm 0 --program-check 0 --seed 3)
+"$looprace" race "${controlled[@]}" --store ctl-local.db --profile ctl-local.profile >ctl-local.out 2>&1 ||
+  { cat ctl-local.out; fail "the local race with --controls failed"; }
+"$looprace" race "${controlled[@]}" --store ctl-slurm.db --profile ctl-slurm.profile --slurm \
+  --sbatch-arg=--time=10 >ctl-slurm.out 2>ctl-slurm.err ||
+  { cat ctl-slurm.out ctl-slurm.err; fail "--slurm with --controls failed"; }
+for db in ctl-local.db ctl-slurm.db; do
+  sql $db "select plan from decisions where loop = '$burn'" | grep -q " controlled by $reduce\$" ||
+    fail "$db: the decision is not controlled by $reduce: $(sql $db 'select plan from decisions')"
+  [ "$(sql $db "select count(*) from runs r where kind = 'race' and ok = 1 and not exists
+    (select 1 from observations o where o.run = r.id and o.loop = '$reduce' and o.cycles > 0)")" = 0 ] ||
+    fail "$db: a race run did not time the control $reduce"
+done
+[ "$(columns ctl-local.profile)" = "$(columns ctl-slurm.profile)" ] ||
+  fail "the controlled profiles differ: $(columns ctl-local.profile) / $(columns ctl-slurm.profile)"
 
 # A store a local race began (2 of the 4 loops): the sharded race submits only the other 2.
 "$looprace" race --build "$build_cmd" --run "$run_cmd" "${loop_args[@]:0:4}" --factors 0,1,2,4 \
