@@ -357,6 +357,16 @@ void add_plan_options(CLI::App* cmd, race::RaceOptions* options) {
   cmd->add_option("--epsilon", options->plan.epsilon,
                   "Worst-case speedup below 1+epsilon counts as equal")
       ->capture_default_str();
+  cmd->add_option("--indifference", options->indifference,
+                  "What --epsilon is a part of when the race asks whether its factors are equal: "
+                  "loop (each loop's own time, the paper's) or program (a loop holding a share "
+                  "s of the program's time is equal within epsilon / s of its own, so the "
+                  "factors of a cold loop stop racing once the program could not tell them "
+                  "apart, and its confirmation stops once it shows any gain below that); a change "
+                  "still needs a confirmed gain above epsilon of the loop's time")
+      ->transform(one_of(std::map<std::string, race::Indifference>{
+          {"loop", race::Indifference::loop}, {"program", race::Indifference::program}}))
+      ->option_text("loop|program (default loop)");
   cmd->add_option("--max-samples", options->plan.max_samples, "Cap on observations per factor")
       ->capture_default_str();
   cmd->add_option("--constant-size", options->plan.constant_size,
@@ -523,9 +533,13 @@ void resolve_plan_options(plans::PlanOptions& plan, const CLI::App& cmd) {
 void check_cluster_options(const race::RaceOptions& options, const CLI::App& cmd,
                            const ClusterOptions& cluster) {
   if (cluster.slurm &&
-      (options.budget_seconds || options.together || cmd.count("--nest-passes") > 0))
-    throw CLI::ValidationError("--slurm",
-                               "--budget, --together and --nest-passes race on one machine");
+      (options.budget_seconds || options.together || cmd.count("--nest-passes") > 0 ||
+       options.indifference == race::Indifference::program))
+    throw CLI::ValidationError(
+        "--slurm",
+        "--budget, --together, --nest-passes and --indifference program race on one "
+        "machine (they take every loop's share of the program as this machine "
+        "measured it)");
   if (cluster.slurm && !options.try_flags.empty())
     throw CLI::ValidationError("--slurm",
                                "--try-flags decides on one machine: race with the flags in the "

@@ -21,11 +21,12 @@ void add_observation_option(CLI::App* cmd, std::optional<stats::ObservationKind>
 void write_text_file(const std::filesystem::path& path, const std::string& text);
 // Checks a time limit in seconds: a number above 0.
 CLI::Validator positive_seconds();
-// Turns one of `names` into its value (for an enum option), or says which names there are.
+// Turns one of `names` (kept by value: a temporary map may be given) into its value (for an
+// enum option), or says which names there are.
 template <class Value>
 CLI::Validator one_of(const std::map<std::string, Value>& names) {
   return CLI::Validator(
-      [&names](std::string& text) -> std::string {
+      [names](std::string& text) -> std::string {
         const auto it = names.find(text);
         if (it != names.end()) {
           text = std::to_string(static_cast<int>(it->second));

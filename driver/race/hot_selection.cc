@@ -1,5 +1,7 @@
 #include "race/hot_selection.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -43,6 +45,11 @@ std::vector<LoopBudget> loop_budgets(const std::vector<store::Hotness>& chosen,
     parts.push_back(part);
   }
   return parts;
+}
+
+double loop_indifference(double epsilon, double share) {
+  if (share <= 0) return epsilon;
+  return std::stod(fmt::format("{:.3g}", epsilon / std::clamp(share, 0.01, 1.0)));
 }
 
 std::string observation_loop(const std::string& loop,

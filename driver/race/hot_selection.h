@@ -53,6 +53,15 @@ std::vector<LoopBudget> loop_budgets(const std::vector<store::Hotness>& chosen,
                                      std::optional<double> budget_seconds, double run_seconds,
                                      std::size_t versions, std::size_t cap, std::size_t floor = 6);
 
+// A loop's indifference when it is asked of the program's time (--indifference program): the
+// plan's epsilon is a part of the program, and a loop holding `share` of it that is faster by
+// epsilon / share of its own time makes the program faster by epsilon, so the race's survivors
+// are equal once none could be faster than its choice by that much. A loop whose factors all
+// tie then stops once the program could not tell them apart, not at the cap. A share under
+// 1 % counts as 1 %; an unknown one (0) leaves epsilon a part of the loop. Three significant
+// digits, which the plan's name carries.
+double loop_indifference(double epsilon, double share);
+
 // A loop whose entries last under this many cycles is timed through a loop around it. The
 // probes around an entry cost a few hundred cycles and serialize the processor there: a
 // 112-iteration dot product of 44 cycles measured 479 with them, and its factor 10 looked 8 %

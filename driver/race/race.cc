@@ -440,7 +440,29 @@ plans::PlanOptions Racer::plan_options_for(const std::string& loop_id) const {
   plans::PlanOptions plan = options_.plan;
   if (auto part = budgets_.find(loop_id); part != budgets_.end())
     plan.max_samples = part->second.cap;
+  if (auto share = program_share(loop_id)) {
+    plan.epsilon = loop_indifference(options_.plan.epsilon, *share);
+  }
   return plan;
+}
+
+// The loop's share of the program when --indifference program makes epsilon a part of it;
+// nullopt when epsilon stays a part of the loop (asked so, or the share is unknown).
+std::optional<double> Racer::program_share(const std::string& loop_id) const {
+  if (options_.indifference != Indifference::program) return std::nullopt;
+  auto h = hotness_.find(loop_id);
+  if (h == hotness_.end() || h->second.share <= 0) return std::nullopt;
+  return h->second.share;
+}
+
+std::string Racer::indifference_note(const std::string& loop_id) const {
+  const double share = *program_share(loop_id);
+  return fmt::format(
+      "factors equal within {:.2f}% of the loop's time: --epsilon {:g} of the program's at the "
+      "loop's {:.1f}% share (--indifference program); a change still needs a confirmed gain "
+      "above {:g} of the loop's",
+      100 * loop_indifference(options_.plan.epsilon, share), options_.plan.epsilon, 100 * share,
+      options_.plan.epsilon);
 }
 
 std::string Racer::observed_loop(const build::LoopRow& loop) const {
@@ -543,6 +565,7 @@ bool Racer::setup_loop(LoopRace& r) {
   set_controls(r);
   r.plan_name = stored_plan_name(*r.plan, loop.id, r.observed, r.controls);
   if (r.observed != loop.id) r.outcome.notes.push_back(observed_through_note(r));
+  if (program_share(loop.id)) r.outcome.notes.push_back(indifference_note(loop.id));
   r.label = fmt::format("{} {}", loop.id, loop.location());
 
   if (auto earlier = earlier_decision(loop.id, r.plan_name)) {
@@ -934,7 +957,8 @@ void Racer::confirm(LoopRace& r, plans::Decision& decision) {
   const std::size_t base = r.baseline_version;
   const bool base_out = std::find(decision.disqualified.begin(), decision.disqualified.end(),
                                   base) != decision.disqualified.end();
-  const plans::DefaultPolicy policy = default_policy();
+  plans::DefaultPolicy policy = default_policy();
+  policy.negligible_gain = plan_options_for(r.loop.id).epsilon;  // --indifference program
   if (r.chosen_version != base && options_.confirm > 0 && !base_out) {
     take_confirmations(r, policy);
   }

@@ -37,6 +37,13 @@ struct ControlRequest {
   bool any() const { return automatic || !loops.empty(); }
 };
 
+// What --epsilon is a part of when the race asks whether its survivors are equal: each loop's
+// own time (the paper's), or the program's (race/hot_selection.h, loop_indifference), so that
+// a loop with a small share of the program stops racing factors it could not tell apart in the
+// program. A change still needs confirmation runs showing a gain above epsilon of the loop's
+// time; they stop early once they show any gain below epsilon of the program's.
+enum class Indifference { loop, program };
+
 struct RaceOptions {
   std::string build_command;
   std::string run_command;
@@ -48,7 +55,8 @@ struct RaceOptions {
   std::optional<double> budget_seconds;  // --budget: hot loops' caps share it by their shares
   double min_share = 0.01;     // --hot skips loops below this share of the program's cycles
   bool prefer_default = true;  // factor 0 stays if tied, unless shown slower by > epsilon
-  bool together = false;       // race all chosen loops in the same runs (joint builds)
+  Indifference indifference = Indifference::loop;  // --indifference
+  bool together = false;  // race all chosen loops in the same runs (joint builds)
   // --nest-passes N: after the hot loops are decided, up to N - 1 more passes race the loops
   // that became innermost once the loops inside them were unrolled as decided (hot loops only).
   unsigned nest_passes = 3;

@@ -140,8 +140,12 @@ class Racer {
   // Builds the loop's variants, groups them by code, stores them and reads what the store
   // already holds; false when the store has the loop's decision (then in r.outcome).
   bool setup_loop(LoopRace& r);
-  // The plan options a loop is raced with: --budget may cap its observations.
+  // The plan options a loop is raced with: --budget may cap its observations, and
+  // --indifference program widen its epsilon by its share (program_share).
   plans::PlanOptions plan_options_for(const std::string& loop_id) const;
+  std::optional<double> program_share(const std::string& loop_id) const;
+  // What --indifference program made of epsilon for the loop, for its summary.
+  std::string indifference_note(const std::string& loop_id) const;
   // The loop a race of `loop` observes (LoopRace::observed): under --together always the
   // loop itself, whose joint runs time each raced loop apart.
   std::string observed_loop(const build::LoopRow& loop) const;

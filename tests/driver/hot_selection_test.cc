@@ -135,6 +135,17 @@ ControlCandidate control(const std::string& id, const std::string& tu, const std
   return {{id, entry_cycles * 10, 10, share}, tu, function, fn_line, holds_no_other_code};
 }
 
+TEST(LoopIndifference, EpsilonOfTheProgramIsEpsilonOverTheSharesOfTheLoop) {
+  EXPECT_DOUBLE_EQ(loop_indifference(0.005, 1.0), 0.005);
+  EXPECT_DOUBLE_EQ(loop_indifference(0.005, 0.25), 0.02);
+  EXPECT_DOUBLE_EQ(loop_indifference(0.005, 0.3), 0.0167);  // three significant digits
+  EXPECT_DOUBLE_EQ(loop_indifference(0.005, 0.001), 0.5);   // a share under 1 % counts as 1 %
+}
+
+TEST(LoopIndifference, AnUnknownShareLeavesEpsilonAPartOfTheLoop) {
+  EXPECT_DOUBLE_EQ(loop_indifference(0.005, 0.0), 0.005);
+}
+
 TEST(Controls, LoopsOfOtherUnitsFirstThenEarlierFunctionsOfTheRacedOnesUnit) {
   const std::vector<ControlCandidate> candidates = {
       control("after", "decode.c", "dequant", 200, 0.20),  // moved by the raced code's growth

@@ -66,6 +66,10 @@ expect_error "--try-flags: '-O3' is not an -f or -m option or --param" \
   "$looprace" race --build "$build_cmd" --run "$run" --try-flags=-O3
 expect_error "--try-flags decides on one machine" \
   "$looprace" race --build "$build_cmd" --run "$run" --try-flags -funroll-loops --slurm
+expect_error "--indifference program race on one machine" \
+  "$looprace" race --build "$build_cmd" --run "$run" --indifference program --slurm
+expect_error "--indifference: 'whole' is not one of loop, program" \
+  "$looprace" race --build "$build_cmd" --run "$run" --indifference whole
 printf 'looprace-profile 1\nflags -funroll-loops O2\n' >flags.profile
 expect_error "flags.profile:2: flag 'O2' on the flags line is not an option" \
   "$looprace" apply --profile flags.profile
