@@ -358,12 +358,11 @@ void add_plan_options(CLI::App* cmd, race::RaceOptions* options) {
                   "Worst-case speedup below 1+epsilon counts as equal")
       ->capture_default_str();
   cmd->add_option("--indifference", options->indifference,
-                  "What --epsilon is a part of when the race asks whether its factors are equal: "
-                  "loop (each loop's own time, the paper's) or program (a loop holding a share "
-                  "s of the program's time is equal within epsilon / s of its own, so the "
-                  "factors of a cold loop stop racing once the program could not tell them "
-                  "apart, and its confirmation stops once it shows any gain below that); a change "
-                  "still needs a confirmed gain above epsilon of the loop's time")
+                  "What --epsilon is a part of, in the race's test of equal factors and in the "
+                  "confirmation of a change: loop (each loop's own time, the paper's) or "
+                  "program (a loop holding a share s of the program's time is equal within "
+                  "epsilon / s of its own, and a change needs a confirmed gain above that: the "
+                  "factors of a cold loop stop racing once the program could not tell them apart)")
       ->transform(one_of(std::map<std::string, race::Indifference>{
           {"loop", race::Indifference::loop}, {"program", race::Indifference::program}}))
       ->option_text("loop|program (default loop)");

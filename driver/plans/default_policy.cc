@@ -18,13 +18,8 @@ ConfirmationOutcome judge_confirmation(const DefaultPolicy& policy,
   if (t.ratio_verdict == stats::Verdict::needs_more_runs) return ConfirmationOutcome::unresolved;
   if (t.ratio_verdict == stats::Verdict::faster && t.speedup_interval.lower > 1.0 + policy.epsilon)
     return ConfirmationOutcome::confirmed;
-  if (t.speedup_interval.upper <= 1.0 + negligible_gain(policy))
-    return ConfirmationOutcome::not_faster;
+  if (t.speedup_interval.upper <= 1.0 + policy.epsilon) return ConfirmationOutcome::not_faster;
   return ConfirmationOutcome::unresolved;
-}
-
-double negligible_gain(const DefaultPolicy& policy) {
-  return std::max(policy.epsilon, policy.negligible_gain);
 }
 
 DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_default,
@@ -53,12 +48,6 @@ DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_defau
                               "the Speedup-Test trusts an interval only on normal samples, and "
                               "these are not (Shapiro-Wilk); confirm with --confirm {} or more",
                               stats::kLargeSample, stats::kLargeSample)};
-  }
-  if (outcome == ConfirmationOutcome::not_faster && upper > 1.0 + policy.epsilon) {
-    return {true, fmt::format("GCC's default kept: {} confirmation runs of each show any gain of "
-                              "the chosen factor below {:.1f}% of the loop's time (speedup "
-                              "interval {:.3f} to {:.3f}), which the program would not see",
-                              pairs, 100 * negligible_gain(policy), lower, upper)};
   }
   return {true, fmt::format("GCC's default kept: {} confirmation runs of each do not show the "
                             "chosen factor faster by more than {:.1f}% (speedup interval {:.3f} "

@@ -24,11 +24,6 @@ struct DefaultPolicy {
   // Pairs of confirmation runs, look by look; first_pairs 0: the plan's choice stands.
   SequentialLooks confirmation{30, 4, 0.95};
   double epsilon = 0.005;  // the race's margin of "equal"
-  // A gain the confirmation shows below 1 + negligible_gain cannot matter, and GCC's default
-  // stays without more looks; 0: epsilon. Above epsilon only when the race's indifference is a
-  // part of the program (race::Indifference::program): then epsilon of the program in the
-  // loop's time. A change still needs a gain above epsilon of the loop's.
-  double negligible_gain = 0;
   // The test of the pairs' speedup. Paired trimmed by default: on recorded runs under load it
   // confirmed more real gains with fewer pairs and no more false ones than Welch's on log
   // times, whose mean a few preempted runs pull (benchmarks/results/confirmation-replay.md).
@@ -37,7 +32,7 @@ struct DefaultPolicy {
 
 enum class ConfirmationOutcome {
   confirmed,   // faster by more than epsilon: the change is written
-  not_faster,  // the interval lies below 1 + epsilon (or negligible_gain): GCC's default stays
+  not_faster,  // the interval lies below 1 + epsilon: GCC's default stays
   unresolved,  // it straddles 1 + epsilon (or too few runs to trust it): another look
 };
 
@@ -50,10 +45,6 @@ ConfirmationOutcome judge_confirmation(const DefaultPolicy& policy,
                                        const std::vector<double>& chosen,
                                        stats::SpeedupTestResult* test,
                                        const std::vector<int>& layouts = {});
-
-// The gain below which the confirmation keeps GCC's default: the larger of epsilon and
-// negligible_gain.
-double negligible_gain(const DefaultPolicy& policy);
 
 struct DefaultDecision {
   bool keep_default = false;

@@ -458,11 +458,9 @@ std::optional<double> Racer::program_share(const std::string& loop_id) const {
 std::string Racer::indifference_note(const std::string& loop_id) const {
   const double share = *program_share(loop_id);
   return fmt::format(
-      "factors equal within {:.2f}% of the loop's time: --epsilon {:g} of the program's at the "
-      "loop's {:.1f}% share (--indifference program); a change still needs a confirmed gain "
-      "above {:g} of the loop's",
-      100 * loop_indifference(options_.plan.epsilon, share), options_.plan.epsilon, 100 * share,
-      options_.plan.epsilon);
+      "epsilon {:.2f}% of the loop's time, in the race and its confirmation: --epsilon {:g} of "
+      "the program's at the loop's {:.1f}% share (--indifference program)",
+      100 * loop_indifference(options_.plan.epsilon, share), options_.plan.epsilon, 100 * share);
 }
 
 std::string Racer::observed_loop(const build::LoopRow& loop) const {
@@ -958,7 +956,7 @@ void Racer::confirm(LoopRace& r, plans::Decision& decision) {
   const bool base_out = std::find(decision.disqualified.begin(), decision.disqualified.end(),
                                   base) != decision.disqualified.end();
   plans::DefaultPolicy policy = default_policy();
-  policy.negligible_gain = plan_options_for(r.loop.id).epsilon;  // --indifference program
+  policy.epsilon = plan_options_for(r.loop.id).epsilon;  // --indifference program: its share
   if (r.chosen_version != base && options_.confirm > 0 && !base_out) {
     take_confirmations(r, policy);
   }

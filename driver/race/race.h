@@ -37,11 +37,10 @@ struct ControlRequest {
   bool any() const { return automatic || !loops.empty(); }
 };
 
-// What --epsilon is a part of when the race asks whether its survivors are equal: each loop's
-// own time (the paper's), or the program's (race/hot_selection.h, loop_indifference), so that
-// a loop with a small share of the program stops racing factors it could not tell apart in the
-// program. A change still needs confirmation runs showing a gain above epsilon of the loop's
-// time; they stop early once they show any gain below epsilon of the program's.
+// What --epsilon is a part of, in the race's test of equal survivors and in the confirmation
+// of a change: each loop's own time (the paper's), or the program's (race/hot_selection.h,
+// loop_indifference), so that a loop with a small share of the program stops racing factors
+// the program could not tell apart, and a change is written only for a gain the program sees.
 enum class Indifference { loop, program };
 
 struct RaceOptions {
