@@ -137,13 +137,21 @@ std::vector<Hotness> bound_by_enclosing(std::vector<Hotness> ranking,
 
 std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, double tsc_hz,
                                     double probe_cycles) {
+  const std::vector<RunRow> hotness = store.runs(program, RunKind::kHotness);
+  if (hotness.empty()) return {};
+  const std::int64_t session = hotness.front().session;
+  for (const SessionRow& s : store.sessions()) {
+    if (s.id != session || !s.facts.is_object()) continue;
+    tsc_hz = s.facts.value("runtime_tsc_hz", tsc_hz);
+    probe_cycles = s.facts.value("probe_cycles", probe_cycles);
+  }
   std::vector<double> plain;
   for (const auto& r : store.runs(program, RunKind::kBaseline)) {
-    if (r.ok && r.wall_seconds > 0)
+    if (r.ok && r.wall_seconds > 0 && r.session == session)
       plain.push_back(plain_run_seconds(r.wall_seconds, r.off_cpu_ns, r.cpu_seconds));
   }
   std::vector<HotnessSample> samples;
-  for (const auto& r : store.runs(program, RunKind::kHotness)) {
+  for (const auto& r : hotness) {
     if (!r.ok) continue;
     HotnessSample s;
     s.build = r.target_loop;

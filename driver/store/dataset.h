@@ -87,8 +87,12 @@ std::optional<std::string> enclosing_loop(const LoopPlace& place,
 std::vector<Hotness> bound_by_enclosing(std::vector<Hotness> ranking,
                                         const std::map<std::string, LoopPlace>& places);
 
-// The hotness runs stored for `program`, ranked against its stored baseline runs (the shortest)
-// and bounded by enclosing loops as the race ranked them; empty when none were stored.
+// The hotness runs stored for `program`, ranked against the baseline runs of the session that
+// took them (the shortest) and bounded by enclosing loops as the race ranked them; empty when
+// none were stored. The TSC frequency and probe cost are that session's facts (`tsc_hz` and
+// `probe_cycles` when it has none): hotness is measured once per store, and every later
+// session and report then computes the same shares, so that a rerun of a race whose plans
+// depend on them (--indifference program) names the same plans.
 std::vector<Hotness> stored_hotness(const Store& store, std::int64_t program, double tsc_hz,
                                     double probe_cycles);
 

@@ -646,7 +646,8 @@ std::vector<RunRow> Store::select_runs(std::int64_t program, RunKind kind,
   const std::string where = column.empty() ? "" : fmt::format(" AND {}=?3", column);
   const std::string sql = fmt::format(
       "SELECT id, kind, target_loop, grp, round, layout, env_padding, wall_seconds, exit_status, "
-      "ok, reason, nivcsw, steal_ticks, off_cpu_ns, batch, slot, cpu_seconds, observed FROM runs "
+      "ok, reason, nivcsw, steal_ticks, off_cpu_ns, batch, slot, cpu_seconds, observed, session "
+      "FROM runs "
       "WHERE "
       "program=?1 AND "
       "kind=?2{} ORDER BY round, id",
@@ -675,6 +676,7 @@ std::vector<RunRow> Store::select_runs(std::int64_t program, RunKind kind,
     if (!q.is_null(14)) r.joint = JointSlot{q.text(14), static_cast<int>(q.integer(15))};
     r.cpu_seconds = q.real(16);
     if (!q.is_null(17)) r.observed = q.text(17);
+    r.session = q.integer(18);
     index[r.id] = out.size();
     out.push_back(std::move(r));
   }

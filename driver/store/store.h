@@ -104,7 +104,8 @@ struct JointSlot {
 
 // One program run. A run may carry observations for several loops.
 struct RunRow {
-  std::int64_t id = 0;  // assigned by the store
+  std::int64_t id = 0;       // assigned by the store
+  std::int64_t session = 0;  // the session that took it (assigned by the store)
   RunKind kind = RunKind::kRace;
   // The loop raced; empty for baseline and hotness runs and for joint runs, which race several.
   std::string target_loop;

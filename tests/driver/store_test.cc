@@ -377,5 +377,29 @@ TEST_F(StoreTest, StoredHotnessIsOfThePlainRunsCpuTime) {
   EXPECT_DOUBLE_EQ(ranked[0].share, 0.25);
 }
 
+// A later session's baseline runs and its TSC frequency and probe cost do not move the shares:
+// they are those of the session that measured hotness (a rerun names the same plans).
+TEST_F(StoreTest, StoredHotnessIsTheSharesOfTheSessionThatMeasuredIt) {
+  auto s = Store::open(dir_ / "s.db");
+  auto p = s.program("make", "./a");
+  RunRow plain;
+  plain.kind = RunKind::kBaseline;
+  plain.wall_seconds = plain.cpu_seconds = 0.004;
+  RunRow hot;
+  hot.kind = RunKind::kHotness;
+  hot.target_loop = "depth:1";
+  hot.wall_seconds = 0.005;
+  hot.observations.push_back({"L1", 1'100'000, 10, 0, 0, std::nullopt, 0});
+  auto first = s.begin_session("race", {{"runtime_tsc_hz", 1e9}, {"probe_cycles", 10000.0}});
+  s.add_run(p, first, plain);
+  s.add_run(p, first, hot);
+  const double share = stored_hotness(s, p, 2e9, 0).at(0).share;
+  EXPECT_DOUBLE_EQ(share, 0.25);  // (1.1 M - 10 x 10,000) cycles at 1 GHz of a 4 ms run
+  auto later = s.begin_session("race", {{"runtime_tsc_hz", 1.5e9}, {"probe_cycles", 0.0}});
+  plain.wall_seconds = plain.cpu_seconds = 0.002;
+  s.add_run(p, later, plain);
+  EXPECT_DOUBLE_EQ(stored_hotness(s, p, 1.5e9, 0).at(0).share, share);
+}
+
 }  // namespace
 }  // namespace looprace::store
