@@ -58,9 +58,8 @@ std::vector<LoopBudget> loop_budgets(const std::vector<store::Hotness>& chosen,
 // epsilon / share of its own time makes the program faster by epsilon, so the race's survivors
 // are equal once none could be faster than its choice by that much, and a change needs a
 // confirmed gain that large. A loop whose factors all tie then stops once the program could
-// not tell them apart, not at the cap. A share under
-// 1 % counts as 1 %; an unknown one (0) leaves epsilon a part of the loop. Three significant
-// digits, which the plan's name carries.
+// not tell them apart, not at the cap. A share under 1 % counts as 1 %; an unknown one (0)
+// leaves epsilon a part of the loop. Three significant digits, which the plan's name carries.
 double loop_indifference(double epsilon, double share);
 
 // A loop whose entries last under this many cycles is timed through a loop around it. The

@@ -456,11 +456,11 @@ std::optional<double> Racer::program_share(const std::string& loop_id) const {
 }
 
 std::string Racer::indifference_note(const std::string& loop_id) const {
-  const double share = *program_share(loop_id);
   return fmt::format(
       "epsilon {:.2f}% of the loop's time, in the race and its confirmation: --epsilon {:g} of "
       "the program's at the loop's {:.1f}% share (--indifference program)",
-      100 * loop_indifference(options_.plan.epsilon, share), options_.plan.epsilon, 100 * share);
+      100 * plan_options_for(loop_id).epsilon, options_.plan.epsilon,
+      100 * *program_share(loop_id));
 }
 
 std::string Racer::observed_loop(const build::LoopRow& loop) const {
