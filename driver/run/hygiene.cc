@@ -110,6 +110,13 @@ std::vector<std::string> machine_warnings(const MachineFacts& facts) {
   return warnings;
 }
 
+std::string cpu_description(const std::string& model_name, const std::string& family,
+                            const std::string& model, const std::string& stepping) {
+  if (family.empty() || model.empty()) return model_name;
+  return fmt::format("{} (family {}, model {}{})", model_name, family, model,
+                     stepping.empty() ? "" : ", stepping " + stepping);
+}
+
 MachineFacts collect_machine_facts(const std::string& compiler, std::optional<int> pin_cpu) {
   MachineFacts facts;
   char host[256] = {};
@@ -117,7 +124,8 @@ MachineFacts collect_machine_facts(const std::string& compiler, std::optional<in
   facts.hostname = host;
   utsname names{};
   if (uname(&names) == 0) facts.kernel = fmt::format("{} {}", names.sysname, names.release);
-  facts.cpu_model = cpuinfo_value("model name");
+  facts.cpu_model = cpu_description(cpuinfo_value("model name"), cpuinfo_value("cpu family"),
+                                    cpuinfo_value("model"), cpuinfo_value("stepping"));
   facts.cores = unsigned(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 
   std::set<std::string> governors;

@@ -13,7 +13,7 @@ namespace looprace::run {
 struct MachineFacts {
   std::string hostname;
   std::string kernel;                  // uname -sr
-  std::string cpu_model;               // /proc/cpuinfo "model name"
+  std::string cpu_model;               // cpu_description() of /proc/cpuinfo
   unsigned cores = 0;                  // online logical CPUs
   std::vector<std::string> governors;  // distinct scaling governors; empty when not exposed
   std::optional<bool> boost;           // turbo/boost enabled, when the kernel says
@@ -31,6 +31,12 @@ struct MachineFacts {
   // A short identity of machine + compiler, for telling stores from other machines apart.
   std::string identity() const;
 };
+
+// The CPU as a profile, a store and a baseline record name it: the model name, then the x86
+// family, model and stepping when known. A virtual machine's model name can be one word for
+// several generations ("AMD EPYC"), and a loop's best factor can differ between them.
+std::string cpu_description(const std::string& model_name, const std::string& family,
+                            const std::string& model, const std::string& stepping);
 
 // The warnings `facts` call for (load, governor, boost, TSC, virtual machine, compiler); what
 // collect_machine_facts() puts in `warnings`, plus its check of the CPU to pin to.

@@ -273,6 +273,16 @@ TEST(MachineWarnings, NamesEachProblem) {
   EXPECT_NE(warnings[4].find("virtual machine"), std::string::npos) << warnings[4];
 }
 
+TEST(CpuDescription, NamesTheGenerationBehindAModelNameItSharesWithOthers) {
+  EXPECT_EQ(cpu_description("AMD EPYC", "25", "17", "1"),
+            "AMD EPYC (family 25, model 17, stepping 1)");
+  EXPECT_NE(cpu_description("AMD EPYC", "25", "1", "1"),
+            cpu_description("AMD EPYC", "25", "17", "1"));
+  EXPECT_EQ(cpu_description("AMD EPYC", "25", "17", ""), "AMD EPYC (family 25, model 17)");
+  // Off x86 /proc/cpuinfo has no family: the model name alone.
+  EXPECT_EQ(cpu_description("Neoverse-N1", "", "", ""), "Neoverse-N1");
+}
+
 TEST(MachineFacts, CollectedFromThisMachine) {
   MachineFacts facts = collect_machine_facts("gcc", 99999);
   EXPECT_GT(facts.cores, 0u);
@@ -291,6 +301,9 @@ TEST(MachineFacts, CollectedFromThisMachine) {
   EXPECT_EQ(json.at("cores"), facts.cores);
   EXPECT_EQ(json.at("pinned_cpu"), 99999);
   EXPECT_NE(facts.identity().find(facts.hostname), std::string::npos);
+#if defined(__x86_64__)
+  EXPECT_NE(facts.cpu_model.find("(family "), std::string::npos) << facts.cpu_model;
+#endif
   EXPECT_NE(
       collect_machine_facts("no-such-compiler-xyz").warnings.back().find("no-such-compiler-xyz"),
       std::string::npos);
