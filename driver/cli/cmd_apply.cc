@@ -6,8 +6,26 @@
 #include "build/toolchain.h"
 #include "cli/commands.h"
 #include "profile/profile_file.h"
+#include "run/hygiene.h"
 
 namespace looprace::cli {
+
+namespace {
+
+// A loop's best factor is the CPU's: one that wins on one generation can lose on the next.
+void warn_if_raced_on_another_cpu(const std::filesystem::path& path,
+                                  const profile::Profile& parsed) {
+  const auto provenance = profile::read_provenance(parsed);
+  if (!provenance) return;
+  const std::string here = run::this_cpu();
+  if (run::same_cpu(provenance->cpu, here)) return;
+  std::fprintf(stderr,
+               "warning: %s was raced on CPU \"%s\", this machine has \"%s\": its factors may "
+               "not be the best here; race again on this machine to be sure\n",
+               path.c_str(), provenance->cpu.c_str(), here.c_str());
+}
+
+}  // namespace
 
 void add_apply_command(CLI::App& app) {
   auto profile = std::make_shared<std::filesystem::path>();
@@ -20,6 +38,7 @@ void add_apply_command(CLI::App& app) {
   cmd->callback([profile] {
     auto path = std::filesystem::absolute(*profile);
     profile::Profile parsed = profile::read_profile_file(path);
+    warn_if_raced_on_another_cpu(path, parsed);
     build::Toolchain tools = build::find_toolchain();
     // The flags the decisions were raced with come first, so that the build is the raced one.
     const std::string raced_flags = profile::join_flags(parsed.flags);

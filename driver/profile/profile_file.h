@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,6 +19,16 @@ struct ProfileError : std::runtime_error {
 };
 
 Profile read_profile_file(const std::filesystem::path& file);
+
+// Where a profile's decisions were measured: the first header comment `looprace race` writes,
+// "looprace: V   gcc: G   cpu: C   date: D". A loop's best factor is the machine's, so
+// `looprace apply` compares the CPU with the one it runs on.
+struct Provenance {
+  std::string looprace, gcc, cpu, date;
+};
+std::string provenance_comment(const Provenance& provenance);
+// The provenance among the header comments; nullopt for a profile written by hand.
+std::optional<Provenance> read_provenance(const Profile& profile);
 
 // Writes `entries` into the profile at `file`: an entry replaces the one with the same id, the
 // entries of other loops already there are kept (in their order, new ones appended), and the

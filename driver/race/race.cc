@@ -102,7 +102,15 @@ void Racer::prepare() {
   if (auto why = plans::refuses_controls(options_.plan); why && options_.controls.any())
     throw Error("--controls: " + *why);
   // A profile that does not parse is refused before anything runs: it is never overwritten.
-  if (std::filesystem::exists(options_.profile)) profile::read_profile_file(options_.profile);
+  if (std::filesystem::exists(options_.profile)) {
+    const auto provenance = profile::read_provenance(profile::read_profile_file(options_.profile));
+    if (provenance && !run::same_cpu(provenance->cpu, facts_.cpu_model)) {
+      facts_.warnings.push_back(fmt::format(
+          "{} was raced on CPU \"{}\": the loops this race does not decide keep that CPU's "
+          "factors, under this machine's name",
+          options_.profile.string(), provenance->cpu));
+    }
+  }
   // The identity check comes before anything is built, so a wrong --store fails fast.
   store_ = store::Store::open(options_.store);
   const store::Identity identity{store::program_key(options_.build_command, options_.run_command),
@@ -1278,8 +1286,8 @@ void Racer::write_profile(const LoopOutcome& o, const ProgramCheck* withdrawn) {
     e.evidence.emplace_back("base", base);
   }
   std::vector<std::string> header = {
-      fmt::format("looprace: {}   gcc: {}   cpu: {}   date: {}", options_.looprace_version,
-                  facts_.compiler, facts_.cpu_model, store::utc_now()),
+      profile::provenance_comment(
+          {options_.looprace_version, facts_.compiler, facts_.cpu_model, store::utc_now()}),
       "program: " + options_.build_command, "run: " + options_.run_command, "plan: " + d.plan,
       "id               location          function    pos  factor  evidence"};
   profile::update_profile_file(options_.profile, {e}, header, ws_.flags);

@@ -117,6 +117,18 @@ std::string cpu_description(const std::string& model_name, const std::string& fa
                      stepping.empty() ? "" : ", stepping " + stepping);
 }
 
+std::string this_cpu() {
+  return cpu_description(cpuinfo_value("model name"), cpuinfo_value("cpu family"),
+                         cpuinfo_value("model"), cpuinfo_value("stepping"));
+}
+
+bool same_cpu(const std::string& a, const std::string& b) {
+  constexpr std::string_view kFamily = " (family ";
+  const std::size_t in_a = a.find(kFamily), in_b = b.find(kFamily);
+  if ((in_a == std::string::npos) == (in_b == std::string::npos)) return a == b;
+  return a.substr(0, in_a) == b.substr(0, in_b);
+}
+
 MachineFacts collect_machine_facts(const std::string& compiler, std::optional<int> pin_cpu) {
   MachineFacts facts;
   char host[256] = {};
@@ -124,8 +136,7 @@ MachineFacts collect_machine_facts(const std::string& compiler, std::optional<in
   facts.hostname = host;
   utsname names{};
   if (uname(&names) == 0) facts.kernel = fmt::format("{} {}", names.sysname, names.release);
-  facts.cpu_model = cpu_description(cpuinfo_value("model name"), cpuinfo_value("cpu family"),
-                                    cpuinfo_value("model"), cpuinfo_value("stepping"));
+  facts.cpu_model = this_cpu();
   facts.cores = unsigned(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 
   std::set<std::string> governors;

@@ -38,6 +38,13 @@ struct MachineFacts {
 std::string cpu_description(const std::string& model_name, const std::string& family,
                             const std::string& model, const std::string& stepping);
 
+// This machine's cpu_description().
+std::string this_cpu();
+
+// Whether CPU descriptions `a` and `b` name the same CPU as far as both tell: one without the
+// family and model (recorded before they were) is compared by the model name alone.
+bool same_cpu(const std::string& a, const std::string& b);
+
 // The warnings `facts` call for (load, governor, boost, TSC, virtual machine, compiler); what
 // collect_machine_facts() puts in `warnings`, plus its check of the CPU to pin to.
 std::vector<std::string> machine_warnings(const MachineFacts& facts);

@@ -38,6 +38,25 @@ class ProfileFileTest : public ::testing::Test {
   fs::path dir_;
 };
 
+TEST(Provenance, ReadsBackWhatTheRaceWrites) {
+  const Provenance written{"0.1.0", "gcc (Debian 12.2.0-14+deb12u1) 12.2.0",
+                           "AMD EPYC (family 25, model 17, stepping 1)", "2026-11-29T09:00:00Z"};
+  Profile p;
+  p.header_comments = {"a comment of the user's", provenance_comment(written), "program: make"};
+  auto read = read_provenance(p);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->looprace, written.looprace);
+  EXPECT_EQ(read->gcc, written.gcc);
+  EXPECT_EQ(read->cpu, written.cpu);
+  EXPECT_EQ(read->date, written.date);
+}
+
+TEST(Provenance, NoneInAProfileWrittenByHand) {
+  Profile p;
+  p.header_comments = {"looprace: tuned by hand", "cpu: mine"};
+  EXPECT_FALSE(read_provenance(p));
+}
+
 TEST_F(ProfileFileTest, UpdateKeepsOtherLoopsAndReplacesTheSameId) {
   auto file = dir_ / "p.profile";
   update_profile_file(file, {entry("00000000000000aa", 4), entry("00000000000000bb", 2)},

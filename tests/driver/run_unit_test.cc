@@ -283,6 +283,17 @@ TEST(CpuDescription, NamesTheGenerationBehindAModelNameItSharesWithOthers) {
   EXPECT_EQ(cpu_description("Neoverse-N1", "", "", ""), "Neoverse-N1");
 }
 
+TEST(SameCpu, ComparesWhatBothDescriptionsTell) {
+  const std::string zen4 = "AMD EPYC (family 25, model 17, stepping 1)";
+  EXPECT_TRUE(same_cpu(zen4, zen4));
+  EXPECT_FALSE(same_cpu(zen4, "AMD EPYC (family 25, model 1, stepping 1)"));
+  // A profile from before the family was recorded: the model names alone.
+  EXPECT_TRUE(same_cpu("AMD EPYC", zen4));
+  EXPECT_TRUE(same_cpu(zen4, "AMD EPYC"));
+  EXPECT_FALSE(same_cpu("Intel(R) Xeon(R) Platinum 8375C", zen4));
+  EXPECT_EQ(this_cpu(), collect_machine_facts().cpu_model);
+}
+
 TEST(MachineFacts, CollectedFromThisMachine) {
   MachineFacts facts = collect_machine_facts("gcc", 99999);
   EXPECT_GT(facts.cores, 0u);

@@ -53,6 +53,20 @@ python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 1.005 else 1)' "$lowe
 grep -Eq "^$id .* 4 +winners=" kernel.profile || fail "profile line for $id lacks factor 4"
 flags=$("$looprace" apply --profile kernel.profile 2>apply.err)
 grep -q "looprace_apply_profile" apply.err || fail "apply prints no CMake way"
+grep -q "raced on CPU" apply.err && fail "apply warns of another CPU on the racing machine: $(cat apply.err)"
+# Raced on another CPU: apply still prints the flags, and warns naming both CPUs.
+sed 's/   cpu: .*   date: /   cpu: Other CPU (family 6, model 85, stepping 4)   date: /' kernel.profile >other-cpu.profile
+grep -q "cpu: Other CPU" other-cpu.profile || fail "the profile names no CPU: $(head -3 kernel.profile)"
+[ -n "$("$looprace" apply --profile other-cpu.profile 2>other-cpu.err)" ] || fail "apply printed no flags"
+grep -q 'raced on CPU "Other CPU (family 6, model 85, stepping 4)", this machine has "' other-cpu.err ||
+  fail "apply does not warn of a profile from another CPU: $(cat other-cpu.err)"
+# A race into it (answered from the store) says the loops it does not decide keep the other's.
+"$looprace" race --build "$build_cmd" \
+  --run '$LOOPRACE_OUTDIR/kernel 100000 differ "${LOOPRACE_OUTDIR##*/}"' \
+  --loop "$id" --store store.db --profile other-cpu.profile --max-samples 12 --seed 3 \
+  --program-check 0 >other-cpu-race.out
+grep -q 'warning: .*other-cpu.profile was raced on CPU "Other CPU' other-cpu-race.out ||
+  fail "the race does not warn of a profile from another CPU: $(head -20 other-cpu-race.out)"
 # shellcheck disable=SC2086
 gcc -O2 $flags -fplugin-arg-looprace-verify="$work/verify.jsonl" -o kernel "$here/programs/kernel.c"
 python3 -c 'import json,sys
