@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 namespace looprace::profile {
@@ -67,25 +68,10 @@ std::string provenance_comment(const Provenance& p) {
 }
 
 std::optional<Provenance> read_provenance(const Profile& profile) {
-  static constexpr std::string_view kKeys[] = {"looprace: ", "   gcc: ", "   cpu: ", "   date: "};
+  static const std::regex kComment("^looprace: (.*?)   gcc: (.*?)   cpu: (.*?)   date: (.*)$");
+  std::smatch m;
   for (const std::string& comment : profile.header_comments) {
-    // Each key's position, in order; the values lie between them.
-    std::size_t at[std::size(kKeys) + 1];
-    std::size_t from = 0;
-    bool found = comment.rfind(kKeys[0], 0) == 0;
-    for (std::size_t k = 0; found && k < std::size(kKeys); ++k) {
-      at[k] = comment.find(kKeys[k], from);
-      found = at[k] != std::string::npos;
-      from = at[k] + kKeys[k].size();
-    }
-    if (!found) continue;
-    at[std::size(kKeys)] = comment.size();
-    std::string value[std::size(kKeys)];
-    for (std::size_t k = 0; k < std::size(kKeys); ++k) {
-      const std::size_t begin = at[k] + kKeys[k].size();
-      value[k] = comment.substr(begin, at[k + 1] - begin);
-    }
-    return Provenance{value[0], value[1], value[2], value[3]};
+    if (std::regex_match(comment, m, kComment)) return Provenance{m[1], m[2], m[3], m[4]};
   }
   return std::nullopt;
 }
