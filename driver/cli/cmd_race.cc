@@ -163,9 +163,10 @@ void print_program_check(const std::optional<race::ProgramCheck>& c) {
   } else if (c) {
     std::printf(
         "\nwhole program with the profile's %zu change(s) vs without, %zu interleaved runs each "
-        "in %u look(s) (CPU time): speedup %.3f (CI %.3f..%.3f at %s%%), %s%s\n",
-        c->changes.size(), c->runs, c->looks, c->speedup, c->ci_low, c->ci_high,
-        stats::percent_text(c->confidence).c_str(), c->verdict.c_str(),
+        "in %u look(s) (CPU time%s): speedup %.3f (CI %.3f..%.3f at %s%%), %s%s\n",
+        c->changes.size(), c->runs, c->looks, c->from_store ? ", taken by an earlier run" : "",
+        c->speedup, c->ci_low, c->ci_high, stats::percent_text(c->confidence).c_str(),
+        c->verdict.c_str(),
         c->withdrawn ? "; the changes are withdrawn: the profile keeps GCC's choice for every loop"
                      : "");
   }

@@ -8,6 +8,7 @@
 // profile that makes it slower, or that no look showed within epsilon of not slower, is
 // withdrawn.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 
@@ -16,6 +17,14 @@
 #include "race/paired_runs.h"
 #include "race/racer.h"
 #include "stats/speedup_test.h"
+
+namespace looprace::race {
+
+// A finished check as the store keeps it (what the runs showed; its changes are the key's).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProgramCheck, runs, looks, confidence, speedup, ci_low, ci_high,
+                                   verdict, outcome, withdrawn)
+
+}  // namespace looprace::race
 
 namespace looprace::race::detail {
 
@@ -27,9 +36,32 @@ AppliedFactors Racer::profile_changes(std::span<const LoopOutcome> outcomes) {
   return changes;
 }
 
+// What a check compares and by which rule: a rerun with the same key answers from the store.
+std::string Racer::program_check_key(const AppliedFactors& changes) const {
+  const plans::ProgramCheckPolicy policy = check_policy();
+  std::string key = fmt::format(
+      "program {} flags '{}' check-run '{}' pairs {} confidence {} epsilon {} seconds {} changes",
+      program_, profile::join_flags(ws_.flags), options_.check_run_command,
+      policy.sequence.first_pairs, policy.sequence.confidence, policy.epsilon,
+      options_.program_check_seconds);
+  for (const auto& [loop, factor] : changes) key += fmt::format(" {}={}", loop, factor);
+  return key;
+}
+
 std::optional<ProgramCheck> Racer::check_program(const std::vector<LoopOutcome>& outcomes) {
   const AppliedFactors changes = profile_changes(outcomes);
   if (changes.empty() || options_.program_check_runs == 0) return std::nullopt;
+  const std::string key = program_check_key(changes);
+  if (auto stored = store_->program_check(key); stored && stored->is_object()) {
+    try {
+      ProgramCheck check = stored->get<ProgramCheck>();
+      check.changes = changes;
+      check.from_store = true;
+      return check;
+    } catch (const nlohmann::json::exception&) {
+      // A record this version cannot read: the check is taken again and recorded anew.
+    }
+  }
   RaceProgress p;
   p.phase = "building the whole program with the profile";
   p.loop_label = fmt::format("{} change(s)", changes.size());
@@ -49,7 +81,10 @@ std::optional<ProgramCheck> Racer::check_program(const std::vector<LoopOutcome>&
   const std::optional<std::filesystem::path> profiled =
       build_as_user(ws_.flags, changes, "program-check", "the program with the profile", failure);
   if (!profiled) return withdraw("does not build: " + failure);
-  return take_program_check(std::move(check), *profiled, *base);
+  check = take_program_check(std::move(check), *profiled, *base);
+  // A failure (a build, a run) may not recur; only what the runs showed is kept.
+  if (check.failure.empty()) store_->record_program_check(key, check);
+  return check;
 }
 
 // Builds the program into workdir/`name` as the user builds it with a profile: `flags`, the

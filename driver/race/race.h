@@ -152,6 +152,7 @@ struct ProgramCheck {
   bool withdrawn = false;  // slower: the profile keeps GCC's choice for every loop
   std::string failure;     // why the profiled program could not be timed (then withdrawn)
   std::vector<std::pair<std::string, int>> changes;  // loop id, factor
+  bool from_store = false;                           // an earlier run of the same command took it
 };
 
 // What --try-flags decided: whether the race built everything with the flags, and on what.

@@ -242,6 +242,7 @@ class Racer {
   static AppliedFactors profile_changes(std::span<const LoopOutcome> outcomes);
   // The whole-program check (race/program_check.cc); none when nothing changes GCC's choice.
   std::optional<ProgramCheck> check_program(const std::vector<LoopOutcome>& outcomes);
+  std::string program_check_key(const AppliedFactors& changes) const;
   std::optional<std::filesystem::path> build_as_user(const std::vector<std::string>& flags,
                                                      const AppliedFactors& changes,
                                                      const std::string& name,

@@ -413,6 +413,16 @@ std::optional<std::string> Store::meta(const std::string& key) const {
   return q.text(0);
 }
 
+std::optional<nlohmann::json> Store::program_check(const std::string& key) const {
+  auto value = meta("program-check " + key);
+  if (!value) return std::nullopt;
+  return nlohmann::json::parse(*value, nullptr, false);
+}
+
+void Store::record_program_check(const std::string& key, const nlohmann::json& check) {
+  set_meta("program-check " + key, check.dump());
+}
+
 void Store::set_meta(const std::string& key, const std::string& value) {
   Statement q(db_,
               "INSERT INTO meta(key, value) VALUES(?, ?) "

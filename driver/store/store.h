@@ -203,6 +203,11 @@ class Store {
   std::int64_t begin_session(const std::string& command, const nlohmann::json& facts);
   std::vector<SessionRow> sessions() const;
 
+  // A finished whole-program check, under `key` (what it compared and by which rule), so that
+  // a rerun gives the verdict the runs gave instead of taking new runs to a new one.
+  std::optional<nlohmann::json> program_check(const std::string& key) const;
+  void record_program_check(const std::string& key, const nlohmann::json& check);
+
   void put_loops(std::int64_t program, const std::vector<LoopRow>& loops);
   std::vector<LoopRow> loops(std::int64_t program) const;
 

@@ -405,6 +405,38 @@ TEST_F(RaceEngine, TheWholeProgramCheckWithdrawsAProfileThatSlowsTheProgram) {
   EXPECT_NE(line.evidence.find("withdrawn=4"), std::string::npos) << line.evidence;
 }
 
+// A rerun gives the verdict the check's runs gave, without new runs: the profile cannot flip
+// between kept and withdrawn changes on the noise of a second check. Another rule is another
+// check.
+TEST_F(RaceEngine, ARerunTakesTheWholeProgramCheckFromTheStore) {
+  auto script = [](int factor, std::size_t) {
+    return factor >= 4 && factor < 8 ? 0.9 * kCycles : kCycles;
+  };
+  RaceSummary first = race(script, [](bool profiled) { return profiled ? 1.05 : 1.0; });
+  ASSERT_TRUE(first.program_check);
+  ASSERT_TRUE(first.program_check->withdrawn);
+  EXPECT_FALSE(first.program_check->from_store);
+  EXPECT_GT(executor_->check_runs, 0u);
+
+  RaceSummary again = race(script);  // the program now scripted equal
+  ASSERT_TRUE(again.program_check);
+  EXPECT_TRUE(again.program_check->from_store);
+  EXPECT_TRUE(again.program_check->withdrawn);
+  EXPECT_EQ(again.program_check->speedup, first.program_check->speedup);
+  EXPECT_EQ(again.program_check->runs, first.program_check->runs);
+  EXPECT_EQ(again.program_check->changes, first.program_check->changes);
+  EXPECT_EQ(executor_->check_runs, 0u);
+  EXPECT_EQ(profile_line(again).factor, 0);
+
+  options_.program_check_seconds = 30;
+  RaceSummary other_rule = race(script);
+  ASSERT_TRUE(other_rule.program_check);
+  EXPECT_FALSE(other_rule.program_check->from_store);
+  EXPECT_FALSE(other_rule.program_check->withdrawn);
+  EXPECT_GT(executor_->check_runs, 0u);
+  EXPECT_EQ(profile_line(other_rule).factor, 4);
+}
+
 // CPU seconds of a program whose profiled build takes `ratio` times the base's, in runs of 5 %
 // log spread: a loss of 1 % that 30 pairs of runs cannot show.
 std::function<double(bool)> noisy_program(double ratio) {
