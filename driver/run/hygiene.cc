@@ -13,6 +13,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #if defined(__x86_64__) || defined(__i386__)
@@ -30,18 +31,25 @@ std::optional<std::string> read_first_line(const std::filesystem::path& file) {
   return line;
 }
 
-// The value of the first "key : value" line of /proc/cpuinfo with this key.
-std::string cpuinfo_value(const std::string& key) {
+// The "key : value" lines of /proc/cpuinfo's first processor, read once.
+std::map<std::string, std::string> first_cpuinfo() {
+  std::map<std::string, std::string> values;
   std::ifstream in("/proc/cpuinfo");
   std::string line;
-  while (std::getline(in, line)) {
+  while (std::getline(in, line) && !line.empty()) {
     auto colon = line.find(':');
     if (colon == std::string::npos) continue;
     std::string name = line.substr(0, colon);
     name.erase(name.find_last_not_of(" \t") + 1);
-    if (name == key) return line.substr(std::min(line.size(), colon + 2));
+    values.emplace(name, line.substr(std::min(line.size(), colon + 2)));
   }
-  return {};
+  return values;
+}
+
+// cpu_description() of a first_cpuinfo().
+std::string describe_cpu(std::map<std::string, std::string> cpuinfo) {
+  return cpu_description(cpuinfo["model name"], cpuinfo["cpu family"], cpuinfo["model"],
+                         cpuinfo["stepping"]);
 }
 
 // TSC ticks per second against CLOCK_MONOTONIC_RAW over a short interval; nullopt off x86.
@@ -117,10 +125,7 @@ std::string cpu_description(const std::string& model_name, const std::string& fa
                      stepping.empty() ? "" : ", stepping " + stepping);
 }
 
-std::string this_cpu() {
-  return cpu_description(cpuinfo_value("model name"), cpuinfo_value("cpu family"),
-                         cpuinfo_value("model"), cpuinfo_value("stepping"));
-}
+std::string this_cpu() { return describe_cpu(first_cpuinfo()); }
 
 bool same_cpu(const std::string& a, const std::string& b) {
   constexpr std::string_view kFamily = " (family ";
@@ -136,7 +141,8 @@ MachineFacts collect_machine_facts(const std::string& compiler, std::optional<in
   facts.hostname = host;
   utsname names{};
   if (uname(&names) == 0) facts.kernel = fmt::format("{} {}", names.sysname, names.release);
-  facts.cpu_model = this_cpu();
+  const std::map<std::string, std::string> cpuinfo = first_cpuinfo();
+  facts.cpu_model = describe_cpu(cpuinfo);
   facts.cores = unsigned(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 
   std::set<std::string> governors;
@@ -158,7 +164,7 @@ MachineFacts collect_machine_facts(const std::string& compiler, std::optional<in
     facts.load15 = loads[2];
   }
 
-  std::istringstream flags(cpuinfo_value("flags"));
+  std::istringstream flags(cpuinfo.count("flags") ? cpuinfo.at("flags") : "");
   for (std::string flag; flags >> flag;) {
     if (flag == "constant_tsc") facts.constant_tsc = true;
     if (flag == "nonstop_tsc") facts.nonstop_tsc = true;

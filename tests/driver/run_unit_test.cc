@@ -291,7 +291,6 @@ TEST(SameCpu, ComparesWhatBothDescriptionsTell) {
   EXPECT_TRUE(same_cpu("AMD EPYC", zen4));
   EXPECT_TRUE(same_cpu(zen4, "AMD EPYC"));
   EXPECT_FALSE(same_cpu("Intel(R) Xeon(R) Platinum 8375C", zen4));
-  EXPECT_EQ(this_cpu(), collect_machine_facts().cpu_model);
 }
 
 TEST(MachineFacts, CollectedFromThisMachine) {
