@@ -163,10 +163,10 @@ void print_program_check(const std::optional<race::ProgramCheck>& c) {
   } else if (c) {
     std::printf(
         "\nwhole program with the profile's %zu change(s) vs without, %zu interleaved runs each "
-        "in %u look(s) (CPU time%s): speedup %.3f (CI %.3f..%.3f at %s%%), %s%s\n",
+        "in %u look(s) (CPU time%s): speedup %.3f (%s, CI %.3f..%.3f at %s%%), %s%s\n",
         c->changes.size(), c->runs, c->looks, c->from_store ? ", taken by an earlier run" : "",
-        c->speedup, c->ci_low, c->ci_high, stats::percent_text(c->confidence).c_str(),
-        c->verdict.c_str(),
+        c->speedup, c->estimate.c_str(), c->ci_low, c->ci_high,
+        stats::percent_text(c->confidence).c_str(), c->verdict.c_str(),
         c->withdrawn ? "; the changes are withdrawn: the profile keeps GCC's choice for every loop"
                      : "");
   }
@@ -184,9 +184,10 @@ void print_flags_trial(const std::optional<race::FlagsTrial>& t) {
   } else {
     std::printf(
         ": the program built as you would with them vs without, %zu runs each (CPU time): "
-        "speedup %.3f (CI %.3f..%.3f at %s%%), %s\n",
-        t->check->runs, t->check->speedup, t->check->ci_low, t->check->ci_high,
-        stats::percent_text(t->check->confidence).c_str(), t->check->verdict.c_str());
+        "speedup %.3f (%s, CI %.3f..%.3f at %s%%), %s\n",
+        t->check->runs, t->check->speedup, t->check->estimate.c_str(), t->check->ci_low,
+        t->check->ci_high, stats::percent_text(t->check->confidence).c_str(),
+        t->check->verdict.c_str());
   }
   if (t->adopted)
     std::printf("  the decisions are for builds with %s; the profile asks for them\n",
@@ -390,9 +391,10 @@ void add_run_options(CLI::App* cmd, race::RaceOptions* options, CLI::Option* tog
       ->capture_default_str()
       ->check(CLI::Range(1u, 8u));
   cmd->add_option("--confirm-test", options->confirm_test,
-                  "The test of the confirmation pairs' speedup: paired-trimmed (20 % trimmed "
-                  "mean of the pairs' log ratios: runs other work disturbed are trimmed) or "
-                  "welch (Welch's test on log times, the Speedup-Test's)")
+                  "The test of the speedup of the confirmation's pairs and of the whole-program "
+                  "check's: paired-trimmed (20 % trimmed mean of the pairs' log ratios: runs "
+                  "other work disturbed are trimmed, and load both runs of a pair saw cancels) "
+                  "or welch (Welch's test on log times, the Speedup-Test's)")
       ->transform(one_of(stats::ratio_test_names()))
       ->option_text("paired-trimmed|welch (default paired-trimmed)");
   cmd->add_option("--confirm-layouts", options->confirm_layouts,

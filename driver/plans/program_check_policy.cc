@@ -23,7 +23,7 @@ ProgramCheckOutcome judge_look(const ProgramCheckPolicy& policy,
                                const std::vector<double>& profiled,
                                stats::SpeedupTestResult* test) {
   stats::SpeedupTestResult result =
-      stats::speedup_test(baseline, profiled, look_confidence(policy.sequence));
+      stats::speedup_test(baseline, profiled, look_confidence(policy.sequence), policy.test);
   if (test) *test = result;
   if (result.ratio_verdict == stats::Verdict::faster) return ProgramCheckOutcome::faster;
   if (result.ratio_verdict == stats::Verdict::slower) return ProgramCheckOutcome::slower;

@@ -18,6 +18,12 @@ namespace looprace::plans {
 struct ProgramCheckPolicy {
   SequentialLooks sequence{30, 6, 0.95};
   double epsilon = 0.005;  // the program is "equal" when its interval lies within 1 +- this
+  // The runs come in interleaved pairs. Whole runs go 20-45 % slow for a dozen runs in a row on
+  // a busy machine (benchmarks/results/observation-rule.md), and both runs of a pair share such
+  // a stretch: the pairs' ratios cancel it, where Welch on the two samples counts it as spread
+  // (cjpeg at -O3, -funroll-loops against none: +-1.7 % by Welch, +-0.15 % by pairs, on the
+  // same 400 rounds).
+  stats::RatioTest test = stats::RatioTest::paired_trimmed;
 };
 
 enum class ProgramCheckOutcome {
@@ -29,7 +35,8 @@ enum class ProgramCheckOutcome {
 const char* program_check_outcome_name(ProgramCheckOutcome outcome);
 
 // The outcome of one look on CPU times of the base (`baseline`) and the profiled program
-// (`profiled`), taken in pairs; `test` receives the Speedup-Test it rests on.
+// (`profiled`), taken in pairs; `test` receives the Speedup-Test it rests on (by the
+// policy's ratio test).
 ProgramCheckOutcome judge_look(const ProgramCheckPolicy& policy,
                                const std::vector<double>& baseline,
                                const std::vector<double>& profiled, stats::SpeedupTestResult* test);

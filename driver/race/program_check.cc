@@ -21,8 +21,8 @@
 namespace looprace::race {
 
 // A finished check as the store keeps it (what the runs showed; its changes are the key's).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProgramCheck, runs, looks, confidence, speedup, ci_low, ci_high,
-                                   verdict, outcome, withdrawn)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProgramCheck, runs, looks, confidence, estimate, speedup, ci_low,
+                                   ci_high, verdict, outcome, withdrawn)
 
 }  // namespace looprace::race
 
@@ -40,10 +40,11 @@ AppliedFactors Racer::profile_changes(std::span<const LoopOutcome> outcomes) {
 std::string Racer::program_check_key(const AppliedFactors& changes) const {
   const plans::ProgramCheckPolicy policy = check_policy();
   std::string key = fmt::format(
-      "program {} flags '{}' check-run '{}' pairs {} confidence {} epsilon {} seconds {} changes",
+      "program {} flags '{}' check-run '{}' pairs {} confidence {} epsilon {} test {} seconds {} "
+      "changes",
       program_, profile::join_flags(ws_.flags), options_.check_run_command,
       policy.sequence.first_pairs, policy.sequence.confidence, policy.epsilon,
-      options_.program_check_seconds);
+      stats::ratio_test_name(policy.test), options_.program_check_seconds);
   for (const auto& [loop, factor] : changes) key += fmt::format(" {}={}", loop, factor);
   return key;
 }
@@ -158,6 +159,7 @@ plans::ProgramCheckPolicy Racer::check_policy() const {
                                                                 : RaceOptions{}.program_check_runs;
   policy.sequence.confidence = options_.confidence;
   policy.epsilon = options_.plan.epsilon;
+  policy.test = options_.confirm_test;
   return policy;
 }
 
@@ -214,6 +216,7 @@ ProgramCheck Racer::take_program_check(ProgramCheck check, const std::filesystem
   }
   check.runs = a.size();
   check.confidence = test.confidence;
+  check.estimate = stats::ratio_estimate_label(test);
   check.speedup = test.ratio_speedup;
   check.ci_low = test.speedup_interval.lower;
   check.ci_high = test.speedup_interval.upper;

@@ -146,6 +146,7 @@ struct ProgramCheck {
   std::size_t runs = 0;   // of each build
   unsigned looks = 0;     // sequential looks taken (plans/program_check_policy.h)
   double confidence = 0;  // of each look's interval (the race's, shared among the looks)
+  std::string estimate;   // what `speedup` is: "trimmed mean of pair ratios", "geometric mean"
   double speedup = 1, ci_low = 1, ci_high = 1;
   std::string verdict;  // faster, slower, equivalent or no-difference
   plans::ProgramCheckOutcome outcome = plans::ProgramCheckOutcome::unresolved;

@@ -365,6 +365,8 @@ TEST_F(RaceEngine, TheWholeProgramCheckWithdrawsAProfileThatSlowsTheProgram) {
   EXPECT_GE(executor_->check_runs, 30u);
   EXPECT_EQ(executor_->check_runs_with_records, 0u);
   EXPECT_EQ(kept.program_check->changes.size(), 1u);
+  // Judged on the pairs' ratios: both runs of a pair share the machine's load of the moment.
+  EXPECT_EQ(kept.program_check->estimate, "trimmed mean of pair ratios");
   EXPECT_EQ(profile_line(kept).factor, 4);
   // It times the builds a user gets: no runtime linked, the change applied to one of them.
   for (const char* build : {"users-base-0", "program-check"}) {
@@ -425,6 +427,7 @@ TEST_F(RaceEngine, ARerunTakesTheWholeProgramCheckFromTheStore) {
   EXPECT_EQ(again.program_check->speedup, first.program_check->speedup);
   EXPECT_EQ(again.program_check->runs, first.program_check->runs);
   EXPECT_EQ(again.program_check->changes, first.program_check->changes);
+  EXPECT_EQ(again.program_check->estimate, first.program_check->estimate);
   EXPECT_EQ(executor_->check_runs, 0u);
   EXPECT_EQ(profile_line(again).factor, 0);
 
@@ -435,6 +438,12 @@ TEST_F(RaceEngine, ARerunTakesTheWholeProgramCheckFromTheStore) {
   EXPECT_FALSE(other_rule.program_check->withdrawn);
   EXPECT_GT(executor_->check_runs, 0u);
   EXPECT_EQ(profile_line(other_rule).factor, 4);
+
+  options_.confirm_test = stats::RatioTest::welch_log;
+  RaceSummary other_test = race(script);
+  ASSERT_TRUE(other_test.program_check);
+  EXPECT_FALSE(other_test.program_check->from_store);
+  EXPECT_EQ(other_test.program_check->estimate, "geometric mean");
 }
 
 // CPU seconds of a program whose profiled build takes `ratio` times the base's, in runs of 5 %
