@@ -7,8 +7,10 @@ the whole suite, and is its weighted overall gain over the best uniform setting 
 Each verdict is read twice: from every comparison's own 95 % interval, and from Bonferroni's
 intervals, which hold at 95 % over the whole family of the raced profile's comparisons (with 30
 comparisons of equal programs, one or more 95 % intervals exclude 1 in about half of all
-series). A comparison of two builds that load the same code and data is "same code", whatever
-was measured: the profile changed nothing there.
+series). And both by each analysis the series has: the Speedup-Test's Welch on the two samples
+of runs, and (series from session 27 on) the rounds as blocks, the 20 % trimmed mean of each
+round's log ratio of the two configurations' runs. A comparison of two builds that load the
+same code and data is "same code", whatever was measured: the profile changed nothing there.
 
 usage: benchmarks/payoff/targets.py NAME...   e.g. O2-try-unroll-loops O3-try-unroll-loops
 Prints one markdown table per name.
@@ -32,9 +34,14 @@ def verdict(entry, uniform, reading):
     return entry[reading]["cpu"][f"raced vs {uniform}"]["ratio_verdict"]
 
 
+# The analyses a series may have, by the key of its comparisons in the JSON.
+ANALYSES = {"compare": "Speedup-Test (Welch on the two samples)",
+            "compare_paired": "rounds as blocks (trimmed mean of the rounds' ratios)"}
+
+
 def cell(result):
     low, high = result["speedup_ci"]
-    return f"{result['geometric_speedup']:.3f} [{low:.3f}, {high:.3f}]"
+    return f"{result.get('speedup', result['geometric_speedup']):.3f} [{low:.3f}, {high:.3f}]"
 
 
 def best_uniform_gain(sets, label):
@@ -67,33 +74,42 @@ def reading_lines(data, reading, title):
     return lines
 
 
-def targets(name):
-    data = json.loads((RESULTS / f"payoff-base-{name}.json").read_text())
-    base = data["base"]
+def analysis_lines(data, analysis):
+    """The per-program table and the targets under one analysis of the comparisons."""
+    base, family = data["base"], data.get("familywise")
+    familywise = analysis + "_familywise"
     rows = []
     for program, entry in data["programs"].items():
         cells = []
         for uniform in (base, "unroll-loops"):
-            result = entry["compare"]["cpu"][f"raced vs {uniform}"]
-            cells.append(f"{cell(result)} {verdict(entry, uniform, 'compare')}")
-            if "compare_familywise" in entry:
-                cells.append(f"{cell(entry['compare_familywise']['cpu'][f'raced vs {uniform}'])} "
-                             f"{verdict(entry, uniform, 'compare_familywise')}")
+            for reading in (analysis, familywise):
+                if reading in entry:
+                    cells.append(f"{cell(entry[reading]['cpu'][f'raced vs {uniform}'])} "
+                                 f"{verdict(entry, uniform, reading)}")
         rows.append(f"| {program} | " + " | ".join(cells) + " |")
-    family = data.get("familywise")
     headers = [f"raced vs {base} (CPU, 95 %)"]
     if family:
         headers.append(f"Bonferroni {100 * family['confidence']:.2f} %")
     headers.append("raced vs unroll-loops (95 %)")
     if family:
         headers.append("Bonferroni")
-    lines = [f"### {name}", "", "| program | " + " | ".join(headers) + " |",
+    lines = [f"{ANALYSES[analysis]}:", "", "| program | " + " | ".join(headers) + " |",
              "|---" * (len(headers) + 1) + "|", *rows, ""]
-    lines += reading_lines(data, "compare", "Each comparison's own 95 % interval")
+    lines += reading_lines(data, analysis, "Each comparison's own 95 % interval")
     if family:
-        lines += reading_lines(data, "compare_familywise",
+        lines += reading_lines(data, familywise,
                                f"Bonferroni over the family of {family['comparisons']} "
                                f"comparisons (95 % for all at once)")
+    return lines + [""]
+
+
+def targets(name):
+    data = json.loads((RESULTS / f"payoff-base-{name}.json").read_text())
+    first = next(iter(data["programs"].values()))
+    lines = [f"### {name}", ""]
+    for analysis in ANALYSES:
+        if analysis in first:
+            lines += analysis_lines(data, analysis)
     uniform, gain = best_uniform_gain(data["sets"], f"all: {len(data['programs'])}")
     if gain is not None:
         lines.append(f"- weighted overall gain over the best uniform setting ({uniform}) > 0: "
