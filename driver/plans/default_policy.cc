@@ -1,7 +1,9 @@
 #include "plans/default_policy.h"
 
 #include <fmt/format.h>
+
 #include <algorithm>
+#include <numeric>
 
 namespace looprace::plans {
 
@@ -60,9 +62,35 @@ DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_defau
 
 void keep_default_in(Decision& decision, std::size_t base) {
   decision.chosen = base;
+  join_winners(decision, base);
+}
+
+std::optional<std::size_t> runner_up(const Decision& decision,
+                                     const std::vector<std::vector<double>>& taken,
+                                     std::size_t base) {
+  auto among = [](const std::vector<std::size_t>& set, std::size_t v) {
+    return std::find(set.begin(), set.end(), v) != set.end();
+  };
+  std::optional<std::size_t> best;
+  double best_mean = 0;
+  for (std::size_t v = 0; v < taken.size(); ++v) {
+    if (v == base || taken[v].empty() || among(decision.winners, v) ||
+        among(decision.disqualified, v))
+      continue;
+    const double mean =
+        std::accumulate(taken[v].begin(), taken[v].end(), 0.0) / double(taken[v].size());
+    if (!best || mean < best_mean) {
+      best = v;
+      best_mean = mean;
+    }
+  }
+  return best;
+}
+
+void join_winners(Decision& decision, std::size_t version) {
   auto& winners = decision.winners;
-  if (std::find(winners.begin(), winners.end(), base) == winners.end())
-    winners.insert(std::upper_bound(winners.begin(), winners.end(), base), base);
+  if (std::find(winners.begin(), winners.end(), version) == winners.end())
+    winners.insert(std::upper_bound(winners.begin(), winners.end(), version), version);
 }
 
 }  // namespace looprace::plans

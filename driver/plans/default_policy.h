@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,5 +63,16 @@ DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_defau
 // `base` becomes the choice and joins the winners even where the race's own runs, which
 // flattered its choice, had left it out.
 void keep_default_in(Decision& decision, std::size_t base);
+
+// The runner-up: of the versions the race eliminated (neither winners nor disqualified), the
+// one with the lowest mean of the race's observations (`taken`, per version), GCC's default
+// (`base`) left out, as the confirmation compares it already; none when no other was raced.
+std::optional<std::size_t> runner_up(const Decision& decision,
+                                     const std::vector<std::vector<double>>& taken,
+                                     std::size_t base);
+
+// `version` joins the winners (kept sorted): fresh runs could not show the choice faster than
+// it by more than epsilon, so the race's elimination rested on its own layouts' luck.
+void join_winners(Decision& decision, std::size_t version);
 
 }  // namespace looprace::plans

@@ -219,6 +219,13 @@ class Racer {
   // One confirmation observation of `version` for pair `pair` (1-based) and its layout.
   std::pair<std::optional<double>, int> take_confirmation(LoopRace& r, std::size_t version,
                                                           std::size_t pair);
+  // The same at the confirmation's layout `layout` (none: the race's layouts in turn).
+  std::pair<std::optional<double>, int> take_confirmation_at(LoopRace& r, std::size_t version,
+                                                             std::size_t pair,
+                                                             std::optional<unsigned> layout);
+  // Fresh pairs of the choice and the best factor the race eliminated, at the confirmation's
+  // layouts: the runner-up joins the winners unless they show the choice faster.
+  void check_runner_up(LoopRace& r, plans::Decision& decision, const plans::DefaultPolicy& policy);
   void decide(LoopRace& r, const plans::Decision& decision);
   plans::SpeedupEvidence speedup_evidence(const LoopRace& r) const;
   LoopOutcome race_loop(const build::LoopRow& loop);

@@ -90,7 +90,8 @@ struct LoopObservation {
 };
 
 // Why a run was taken.
-// kConfirm: a run of the chosen factor or of factor 0 after the race, for the Speedup-Test.
+// kConfirm: a run of the chosen factor or of factor 0 after the race, for the Speedup-Test, or
+// of the chosen factor or the runner-up, for the winners.
 enum class RunKind { kBaseline, kHotness, kWarmup, kRace, kConfirm };
 std::string to_string(RunKind kind);
 

@@ -627,6 +627,39 @@ TEST_F(RaceEngine, AGainOnlyTheRacesLayoutsShowIsNotWritten) {
   EXPECT_EQ(race(script).loops[0].decision.chosen, 16);
 }
 
+// Factor 8 is 12 % slower than factor 4 at the race's layouts only: at the confirmation's the
+// two are equal, so factor 8 joins the tied best; where it is slower at every layout, it stays
+// out. Either way factor 4 is the choice.
+TEST_F(RaceEngine, TheRunnerUpJoinsTheWinnersUnlessFreshLayoutsShowTheChoiceFaster) {
+  std::set<std::uint64_t> race_layouts;
+  for (std::uint64_t j = 1; j <= options_.layouts; ++j) race_layouts.insert(detail::mix(1, j));
+  bool slower_everywhere = false;
+  layout_script_ = [&](int factor, std::uint64_t layout, std::size_t) -> std::optional<double> {
+    if (factor == 4) return 0.85 * kCycles;
+    if (factor == 8)
+      return (slower_everywhere || race_layouts.count(layout) ? 0.95 : 0.85) * kCycles;
+    return kCycles;
+  };
+  const auto script = [](int, std::size_t) { return kCycles; };
+  // Factor 4 chosen, and factor 8 among the winners or not, as the note says.
+  auto expect_runner_up = [](const RaceSummary& s, bool joins, const std::string& note) {
+    const plans::LoopDecision& d = s.loops[0].decision;
+    const std::string notes = fmt::format("{}", fmt::join(s.loops[0].notes, "\n"));
+    EXPECT_EQ(d.chosen, 4);
+    EXPECT_EQ(std::count(d.winners.begin(), d.winners.end(), 8), joins ? 1 : 0) << notes;
+    EXPECT_NE(notes.find("factor 8, the best the race eliminated, " + note), std::string::npos)
+        << notes;
+  };
+  expect_runner_up(race(script), true, "joins the tied best");
+
+  ScratchDir other;
+  options_.store = other / "store.db";
+  options_.profile = other / "race.profile";
+  options_.workdir = other / "work";
+  slower_everywhere = true;
+  expect_runner_up(race(script), false, "stays out");
+}
+
 // Factor 4 is 1.5 % faster on average, by 0 to 3 % depending on the code layout: 8 layouts
 // leave the confirmation's interval straddling 1 + epsilon, and its further looks add layouts
 // (8 more, then 16) until it confirms the gain.

@@ -53,13 +53,16 @@ sqlite3 old.db "alter table observations drop column filtered_cycles;
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["loops"][0]["chosen"] == 4 else 1)' old.json ||
   fail "the migrated store reports another decision"
 # Schema 3 kept confirmation runs as race runs after the plan's last round: schema 4 relabels
-# exactly those.
+# exactly those. A store of then had no runner-up runs (confirm runs of a third group).
 cp store.db three.db
-sqlite3 three.db "update runs set kind = 'race' where kind = 'confirm'; drop index runs_by_batch;
+sqlite3 three.db "delete from observations where run in (select id from runs where kind = 'confirm'
+    and grp not in (0, 4));
+  delete from runs where kind = 'confirm' and grp not in (0, 4);
+  update runs set kind = 'race' where kind = 'confirm'; drop index runs_by_batch;
   alter table runs drop column batch; alter table runs drop column slot;
   alter table runs drop column cpu_seconds; alter table runs drop column observed; update meta set value = '3' where key = 'schema'"
 "$looprace" report --store three.db >/dev/null
-[ "$(sqlite3 three.db "select count(*) from runs where kind = 'confirm'")" = "$(sql "select count(*) from runs where kind = 'confirm'")" ] ||
+[ "$(sqlite3 three.db "select count(*) from runs where kind = 'confirm'")" = "$(sql "select count(*) from runs where kind = 'confirm' and grp in (0, 4)")" ] ||
   fail "schema 4 did not relabel the confirmation runs of a schema 3 store"
 sqlite3 old.db "update meta set value='9' where key='schema'"
 expect_error "old.db: schema version 9 \(this looprace reads 1 to 7\)" "$looprace" report --store old.db

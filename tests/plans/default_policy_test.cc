@@ -279,6 +279,24 @@ TEST(DefaultPolicy, AKeptDefaultJoinsTheWinners) {
   EXPECT_EQ(decision.winners, (std::vector<std::size_t>{0, 2, 3, 5}));
 }
 
+// The runner-up is the eliminated version of the lowest race mean; winners, disqualified
+// versions and GCC's default are never it. Joining, it keeps the winners sorted.
+TEST(DefaultPolicy, TheRunnerUpIsTheBestEliminatedVersionOtherThanTheDefault) {
+  Decision decision;
+  decision.chosen = 3;
+  decision.winners = {3};
+  decision.disqualified = {4};
+  const std::vector<std::vector<double>> taken = {{1.0}, {5.0, 7.0}, {4.0, 4.2},
+                                                  {1.0}, {},         {3.0, 6.0}};
+  EXPECT_EQ(runner_up(decision, taken, 0), std::optional<std::size_t>(2));
+  decision.winners = {2, 3};
+  EXPECT_EQ(runner_up(decision, taken, 0), std::optional<std::size_t>(5));
+  join_winners(decision, 1);
+  EXPECT_EQ(decision.winners, (std::vector<std::size_t>{1, 2, 3}));
+  decision.winners = {1, 2, 3, 5};
+  EXPECT_EQ(runner_up(decision, taken, 0), std::nullopt);
+}
+
 TEST(DefaultPolicy, TheUserCanLetThePlanDecide) {
   DefaultPolicy no_prefer = kPolicy;
   no_prefer.prefer_default = false;
