@@ -1089,7 +1089,13 @@ void Racer::check_runner_up(LoopRace& r, plans::Decision& decision,
   report(p);
   LoopVariants built = VariantBuilder(ws_, baseline_.dir, applied_, options_.keep_duplicates)
                            .build({r.loop, r.observed, r.controls, r.label, {factor}, seeds});
-  if (!built.failures.empty()) return;  // the race's elimination stands
+  if (!built.failures.empty()) {  // the race's elimination stands
+    r.outcome.notes.push_back(fmt::format(
+        "factor {}, the best the race eliminated, was not checked: it did not build at the "
+        "confirmation's layouts ({})",
+        factor, built.failures.begin()->second));
+    return;
+  }
   p.phase = fmt::format("checking the runner-up: factor {} against {}, {} runs each", factor,
                         chosen, pairs);
   report(p);
@@ -1104,7 +1110,11 @@ void Racer::check_runner_up(LoopRace& r, plans::Decision& decision,
                                  pair_layouts[i] = tested;
                                  return value;
                                });
-  if (runs.failed) return;
+  if (runs.failed) {
+    r.outcome.notes.push_back(fmt::format(
+        "factor {}, the best the race eliminated, was not checked: a run failed", factor));
+    return;
+  }
   stats::SpeedupTestResult test;
   const plans::ConfirmationOutcome outcome =
       plans::judge_confirmation(policy, runs.a, runs.b, &test, pair_layouts);
