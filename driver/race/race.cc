@@ -1079,59 +1079,64 @@ void Racer::check_runner_up(LoopRace& r, plans::Decision& decision,
   if (!runner || !look_fits_budget(r, pairs, 0)) return;
   const int factor = r.groups.representatives[*runner];
   const int chosen = r.groups.representatives[r.chosen_version];
-  const std::size_t layouts =
+  auto note = [&](const std::string& what) {
+    r.outcome.notes.push_back(
+        fmt::format("factor {}, the best the race eliminated, {}", factor, what));
+  };
+  std::vector<int> layouts;
+  std::string failure;
+  const PairedRuns runs = time_runner_up(r, *runner, pairs, layouts, failure);
+  if (!failure.empty()) return note("was not checked: " + failure);
+  stats::SpeedupTestResult test;
+  const plans::ConfirmationOutcome outcome =
+      plans::judge_confirmation(policy, runs.a, runs.b, &test, layouts);
+  const std::string shown =
+      fmt::format("{} fresh pairs at {} layouts: {:.3f} [{:.3f}, {:.3f}]", pairs,
+                  std::set<int>(layouts.begin(), layouts.end()).size(), test.ratio_speedup,
+                  test.speedup_interval.lower, test.speedup_interval.upper);
+  if (outcome == plans::ConfirmationOutcome::confirmed)
+    return note(fmt::format("stays out: factor {} faster by {}", chosen, shown));
+  plans::join_winners(decision, *runner);
+  note(fmt::format("joins the tied best: factor {} not shown faster by more than epsilon by {}",
+                   chosen, shown));
+}
+
+// `pairs` interleaved pairs of the runner-up (a) and the choice (b), built and run at the
+// confirmation's first layouts in turn; `layouts` receives each pair's, `failure` why they
+// could not be taken.
+PairedRuns Racer::time_runner_up(LoopRace& r, std::size_t runner, std::size_t pairs,
+                                 std::vector<int>& layouts, std::string& failure) {
+  const int factor = r.groups.representatives[runner];
+  const std::size_t built_layouts =
       std::min<std::size_t>(r.confirm_seeds.size(), options_.confirm_layouts);
   const std::vector<std::optional<std::uint64_t>> seeds(r.confirm_seeds.begin(),
-                                                        r.confirm_seeds.begin() + layouts);
+                                                        r.confirm_seeds.begin() + built_layouts);
   RaceProgress p;
   p.loop_label = r.label;
   p.phase = fmt::format("building factor {}, the runner-up, at the confirmation's layouts", factor);
   report(p);
   LoopVariants built = VariantBuilder(ws_, baseline_.dir, applied_, options_.keep_duplicates)
                            .build({r.loop, r.observed, r.controls, r.label, {factor}, seeds});
-  if (!built.failures.empty()) {  // the race's elimination stands
-    r.outcome.notes.push_back(fmt::format(
-        "factor {}, the best the race eliminated, was not checked: it did not build at the "
-        "confirmation's layouts ({})",
-        factor, built.failures.begin()->second));
-    return;
+  if (!built.failures.empty()) {
+    failure =
+        "it did not build at the confirmation's layouts (" + built.failures.begin()->second + ")";
+    return {};
   }
   p.phase = fmt::format("checking the runner-up: factor {} against {}, {} runs each", factor,
-                        chosen, pairs);
+                        r.groups.representatives[r.chosen_version], pairs);
   report(p);
   const std::size_t first_pair = r.confirm_chosen.size() + 1;
-  std::vector<int> pair_layouts(pairs);
+  layouts.assign(pairs, 0);
   PairedRuns runs = take_pairs(pairs, mix(options_.seed, id_number(r.loop.id) ^ 0x72756e6eULL),
-                               [&](bool is_chosen, std::size_t i) {
-                                 const auto layout = static_cast<unsigned>(i % layouts);
-                                 auto [value, tested] =
-                                     take_confirmation_at(r, is_chosen ? r.chosen_version : *runner,
-                                                          first_pair + i, layout);
-                                 pair_layouts[i] = tested;
+                               [&](bool chosen, std::size_t i) {
+                                 auto [value, layout] = take_confirmation_at(
+                                     r, chosen ? r.chosen_version : runner, first_pair + i,
+                                     unsigned(i % built_layouts));
+                                 layouts[i] = layout;
                                  return value;
                                });
-  if (runs.failed) {
-    r.outcome.notes.push_back(fmt::format(
-        "factor {}, the best the race eliminated, was not checked: a run failed", factor));
-    return;
-  }
-  stats::SpeedupTestResult test;
-  const plans::ConfirmationOutcome outcome =
-      plans::judge_confirmation(policy, runs.a, runs.b, &test, pair_layouts);
-  const std::string shown =
-      fmt::format("{} fresh pairs at {} layouts: {:.3f} [{:.3f}, {:.3f}]", pairs, layouts,
-                  test.ratio_speedup, test.speedup_interval.lower, test.speedup_interval.upper);
-  if (outcome == plans::ConfirmationOutcome::confirmed) {
-    r.outcome.notes.push_back(
-        fmt::format("factor {}, the best the race eliminated, stays out: factor {} faster by {}",
-                    factor, chosen, shown));
-    return;
-  }
-  plans::join_winners(decision, *runner);
-  r.outcome.notes.push_back(fmt::format(
-      "factor {}, the best the race eliminated, joins the tied best: factor {} not shown faster "
-      "by more than epsilon by {}",
-      factor, chosen, shown));
+  if (runs.failed) failure = "a run failed";
+  return runs;
 }
 
 // One confirmation observation of `version`: the next one an earlier command stored, else a

@@ -226,6 +226,8 @@ class Racer {
   // Fresh pairs of the choice and the best factor the race eliminated, at the confirmation's
   // layouts: the runner-up joins the winners unless they show the choice faster.
   void check_runner_up(LoopRace& r, plans::Decision& decision, const plans::DefaultPolicy& policy);
+  PairedRuns time_runner_up(LoopRace& r, std::size_t runner, std::size_t pairs,
+                            std::vector<int>& layouts, std::string& failure);
   void decide(LoopRace& r, const plans::Decision& decision);
   plans::SpeedupEvidence speedup_evidence(const LoopRace& r) const;
   LoopOutcome race_loop(const build::LoopRow& loop);
