@@ -1003,7 +1003,7 @@ void Racer::take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy) 
   for (unsigned look = 0; look < policy.confirmation.looks; ++look) {
     const std::size_t have = r.confirm_chosen.size();
     const std::size_t wanted = plans::pairs_after_look(policy.confirmation, look);
-    if (look > 0 && !look_fits_budget(r, wanted - have, look)) {
+    if (look > 0 && !look_fits_budget(r, wanted - have, new_confirmation_layouts(r, look))) {
       r.outcome.notes.push_back(fmt::format(
           "the confirmation stopped after {} runs of each: another look would pass the loop's "
           "part of --budget",
@@ -1050,20 +1050,25 @@ void Racer::take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy) 
 // and the confirmation's, stay within its part of the budget (its share of the budget's runs,
 // or its cap for every version where the cap's floor gave it more): the first look is always
 // taken, the others spend what the race left. A race stopped by the sample cap, not by the
-// budget, leaves the rest of its part to the confirmation. The builds of the look's new
-// layouts count as the runs they would take as long as, at the first look's build time.
-bool Racer::look_fits_budget(const LoopRace& r, std::size_t more_pairs, unsigned look) const {
+// budget, leaves the rest of its part to the confirmation. The builds of `new_layouts` more
+// layouts of the two factors count as the runs they would take as long as, at the first
+// look's build time. The runner-up check is priced the same way.
+bool Racer::look_fits_budget(const LoopRace& r, std::size_t more_pairs, double new_layouts) const {
   if (!options_.budget_seconds) return true;
   auto budget = budgets_.find(r.loop.id);
   if (budget == budgets_.end()) return true;
   const double part = budget->second.spendable(r.groups.representatives.size());
   double builds = 0;
-  if (!r.confirm_seeds.empty() && budget_run_seconds_ > 0) {
-    const std::size_t layouts =
-        plans::layouts_after_look(options_.confirm_layouts, look) - r.confirm_seeds.size();
-    builds = double(layouts) * r.confirm_layout_seconds / budget_run_seconds_;
-  }
+  if (budget_run_seconds_ > 0)
+    builds = new_layouts * r.confirm_layout_seconds / budget_run_seconds_;
   return double(r.observations + 2 * (r.confirm_chosen.size() + more_pairs)) + builds <= part;
+}
+
+// The layouts a further look of the confirmation builds beyond those it has.
+double Racer::new_confirmation_layouts(const LoopRace& r, unsigned look) const {
+  if (r.confirm_seeds.empty()) return 0;
+  const std::size_t wanted = plans::layouts_after_look(options_.confirm_layouts, look);
+  return wanted > r.confirm_seeds.size() ? double(wanted - r.confirm_seeds.size()) : 0;
 }
 
 // The race eliminated the runner-up on its own few layouts, where an unrolled body's time can
@@ -1076,13 +1081,16 @@ void Racer::check_runner_up(LoopRace& r, plans::Decision& decision,
                             const plans::DefaultPolicy& policy) {
   const std::optional<std::size_t> runner = plans::runner_up(decision, r.taken, r.baseline_version);
   const std::size_t pairs = policy.confirmation.first_pairs;
-  if (!runner || !look_fits_budget(r, pairs, 0)) return;
+  if (!runner) return;
   const int factor = r.groups.representatives[*runner];
   const int chosen = r.groups.representatives[r.chosen_version];
   auto note = [&](const std::string& what) {
     r.outcome.notes.push_back(
         fmt::format("factor {}, the best the race eliminated, {}", factor, what));
   };
+  // Its builds are of one factor at the first look's layouts: half as many as a look's.
+  if (!look_fits_budget(r, pairs, 0.5 * options_.confirm_layouts))
+    return note("was not checked: its runs would pass the loop's part of --budget");
   std::vector<int> layouts;
   std::string failure;
   const PairedRuns runs = time_runner_up(r, *runner, pairs, layouts, failure);

@@ -215,7 +215,8 @@ class Racer {
   plans::DefaultPolicy default_policy() const;
   void confirm(LoopRace& r, plans::Decision& decision);
   void take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy);
-  bool look_fits_budget(const LoopRace& r, std::size_t more_pairs, unsigned look) const;
+  bool look_fits_budget(const LoopRace& r, std::size_t more_pairs, double new_layouts) const;
+  double new_confirmation_layouts(const LoopRace& r, unsigned look) const;
   // One confirmation observation of `version` for pair `pair` (1-based) and its layout.
   std::pair<std::optional<double>, int> take_confirmation(LoopRace& r, std::size_t version,
                                                           std::size_t pair);

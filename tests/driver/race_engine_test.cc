@@ -755,6 +755,27 @@ TEST_F(RaceEngine, TheConfirmationLooksAgainOnlyWithinTheLoopsPartOfTheBudget) {
   })) << fmt::format("{}", fmt::join(loop.notes, "\n"));
 }
 
+// Under --budget the runner-up check spends what the race and the confirmation left of the
+// loop's part: 150 runs here, which the race and the confirmation's 60 take, so factor 8 stays
+// out as the race left it, and the summary says why it was not checked.
+TEST_F(RaceEngine, TheRunnerUpIsCheckedOnlyWithinTheLoopsPartOfTheBudget) {
+  options_.budget_seconds = 1.5;  // at 0.010 s a run: 150 runs for the loop
+  options_.confirm = 30;
+  RaceSummary summary = race(
+      [](int factor, std::size_t) {
+        return factor == 4 ? 0.85 * kCycles : factor == 8 ? 0.95 * kCycles : kCycles;
+      },
+      [](bool) { return 1.0; }, 0.010);
+  const LoopOutcome& loop = summary.loops[0];
+  const std::string notes = fmt::format("{}", fmt::join(loop.notes, "\n"));
+  EXPECT_EQ(loop.decision.chosen, 4) << notes;
+  EXPECT_FALSE(std::count(loop.decision.winners.begin(), loop.decision.winners.end(), 8));
+  EXPECT_NE(notes.find("factor 8, the best the race eliminated, was not checked: its runs would "
+                       "pass the loop's part of --budget"),
+            std::string::npos)
+      << notes;
+}
+
 // A race stopped by its sample cap, not by --budget, leaves the rest of the loop's part of the
 // budget to the confirmation: it looks again where the cap alone would have stopped it.
 TEST_F(RaceEngine, ARaceStoppedByItsCapLeavesItsBudgetToTheConfirmation) {
