@@ -82,7 +82,8 @@ def rows(name):
             lo, hi = block_bootstrap(d)
             lag1 = np.corrcoef(d[:-1], d[1:])[0, 1]
             e = [math.exp(v) for v in (*w, *p, lo, hi)]
-            yield (f"| {program} | {b} vs {a} | {len(keys)} | {e[0]:.4f} [{e[1]:.4f}, {e[2]:.4f}] | "
+            yield (f"| {program} | {b} vs {a} | {len(keys)} | "
+                   f"{e[0]:.4f} [{e[1]:.4f}, {e[2]:.4f}] | "
                    f"{e[3]:.4f} [{e[4]:.4f}, {e[5]:.4f}] | [{e[6]:.4f}, {e[7]:.4f}] | {lag1:.2f} | "
                    f"{'yes' if same_code(series, program, a, b) else ''} |")
 

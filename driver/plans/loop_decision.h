@@ -43,6 +43,16 @@ struct FactorRound {
   std::vector<int> sampled, survivors, losers;
 };
 
+// The chosen factor against the best factor the race eliminated, in fresh pairs after a
+// confirmed change: the runner-up joined the winners unless the choice was shown faster by
+// more than epsilon.
+struct RunnerUpCheck {
+  int factor = 0;
+  std::size_t pairs = 0;
+  double speedup = 1, ci_low = 1, ci_high = 1;  // runner-up time / chosen time
+  bool joined = false;
+};
+
 struct LoopDecision {
   std::string loop_id;
   std::string plan;                    // Plan::describe()
@@ -57,7 +67,8 @@ struct LoopDecision {
   // The plan's choice when GCC's default was kept because the confirmation runs did not show
   // it faster by more than epsilon; `speedup` then holds those runs (that factor against 0).
   std::optional<int> unconfirmed;
-  std::string decided_at;  // UTC ISO-8601
+  std::optional<RunnerUpCheck> runner_up;  // when one was timed
+  std::string decided_at;                  // UTC ISO-8601
 
   // Observations of the winners' groups, in winner order: the profile's `samples=` evidence.
   std::vector<std::size_t> winner_samples() const;

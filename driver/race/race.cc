@@ -1102,8 +1102,11 @@ void Racer::check_runner_up(LoopRace& r, plans::Decision& decision,
       fmt::format("{} fresh pairs at {} layouts: {:.3f} [{:.3f}, {:.3f}]", pairs,
                   std::set<int>(layouts.begin(), layouts.end()).size(), test.ratio_speedup,
                   test.speedup_interval.lower, test.speedup_interval.upper);
-  if (outcome == plans::ConfirmationOutcome::confirmed)
-    return note(fmt::format("stays out: factor {} faster by {}", chosen, shown));
+  const bool joins = outcome != plans::ConfirmationOutcome::confirmed;
+  r.runner_up = plans::RunnerUpCheck{
+      factor, pairs, test.ratio_speedup, test.speedup_interval.lower, test.speedup_interval.upper,
+      joins};
+  if (!joins) return note(fmt::format("stays out: factor {} faster by {}", chosen, shown));
   plans::join_winners(decision, *runner);
   note(fmt::format("joins the tied best: factor {} not shown faster by more than epsilon by {}",
                    chosen, shown));
@@ -1269,6 +1272,7 @@ void Racer::decide(LoopRace& r, const plans::Decision& decision) {
   for (const auto& [f, why] : r.failures) d.disqualified[f] = why;
   d.speedup = speedup_evidence(r);
   if (r.unconfirmed_version) d.unconfirmed = r.groups.representatives.at(*r.unconfirmed_version);
+  d.runner_up = r.runner_up;
   d.decided_at = store::utc_now();
   store_->put_decision(program_, d);
 }

@@ -96,6 +96,7 @@ struct LoopRace {
   std::size_t chosen_version = 0;
   // The plan's choice when GCC's default was kept for want of a confirmed gain.
   std::optional<std::size_t> unconfirmed_version;
+  std::optional<plans::RunnerUpCheck> runner_up;  // the choice against the runner-up, if timed
   LoopOutcome outcome;
 };
 

@@ -88,6 +88,12 @@ LoopFigures derive_figures(const LoopReport& loop, double confidence) {
     figures.speedup_note = "the race did not finish";
     return figures;
   }
+  if (const auto& u = loop.decision->runner_up)
+    figures.runner_up = fmt::format(
+        "Runner-up: factor {}, the best the race eliminated, {}: {} fresh pairs, factor {} {:.3f} "
+        "times as fast [{:.3f}, {:.3f}].",
+        u->factor, u->joined ? "joined the tied best" : "stayed out", u->pairs,
+        loop.decision->chosen, u->speedup, u->ci_low, u->ci_high);
   const plans::SpeedupEvidence& evidence = loop.decision->speedup;
   switch (evidence.source) {
     case plans::SpeedupSource::kSameCode:

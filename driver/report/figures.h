@@ -40,6 +40,8 @@ struct LoopFigures {
   std::string speedup_subject = "Speedup";
   // Factors whose code is identical to GCC's default (factor 0), besides 0 itself.
   std::vector<int> default_equivalents;
+  // The choice against the best factor the race eliminated, in words; empty when not timed.
+  std::string runner_up;
 };
 
 LoopFigures derive_figures(const LoopReport& loop, double confidence);

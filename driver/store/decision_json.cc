@@ -86,6 +86,12 @@ DecisionColumns to_columns(const plans::LoopDecision& d) {
   c.disqualified = by_factor(d.disqualified);
   c.speedup = speedup_column(d.speedup);
   if (d.unconfirmed) c.speedup["unconfirmed"] = *d.unconfirmed;
+  if (const auto& u = d.runner_up)
+    c.speedup["runner_up"] = {{"factor", u->factor},
+                              {"pairs", u->pairs},
+                              {"speedup", u->speedup},
+                              {"ci", {u->ci_low, u->ci_high}},
+                              {"joined", u->joined}};
   return c;
 }
 
@@ -103,6 +109,14 @@ void from_columns(const DecisionColumns& c, plans::LoopDecision& d) {
   d.speedup = evidence_of(c.speedup);
   d.unconfirmed.reset();
   if (c.speedup.contains("unconfirmed")) d.unconfirmed = c.speedup["unconfirmed"].get<int>();
+  d.runner_up.reset();
+  if (c.speedup.contains("runner_up")) {
+    const json& u = c.speedup["runner_up"];
+    d.runner_up =
+        plans::RunnerUpCheck{u.at("factor").get<int>(),      u.at("pairs").get<std::size_t>(),
+                             u.at("speedup").get<double>(),  u.at("ci").at(0).get<double>(),
+                             u.at("ci").at(1).get<double>(), u.at("joined").get<bool>()};
+  }
 }
 
 }  // namespace looprace::store

@@ -650,7 +650,15 @@ TEST_F(RaceEngine, TheRunnerUpJoinsTheWinnersUnlessFreshLayoutsShowTheChoiceFast
     EXPECT_NE(notes.find("factor 8, the best the race eliminated, " + note), std::string::npos)
         << notes;
   };
-  expect_runner_up(race(script), true, "joins the tied best");
+  const RaceSummary tied = race(script);
+  expect_runner_up(tied, true, "joins the tied best");
+  // The store keeps the check with the decision, for reports.
+  const plans::LoopDecision& d = tied.loops[0].decision;
+  const auto stored = store::Store::open(options_.store, false).decision(1, d.loop_id, d.plan);
+  ASSERT_TRUE(stored && stored->runner_up);
+  EXPECT_EQ(stored->runner_up->factor, 8);
+  EXPECT_TRUE(stored->runner_up->joined);
+  EXPECT_EQ(stored->runner_up->pairs, static_cast<std::size_t>(options_.confirm));
 
   ScratchDir other;
   options_.store = other / "store.db";

@@ -102,6 +102,20 @@ TEST_F(Renderers, AKeptDefaultShowsTheUnconfirmedChoiceAndItsRuns) {
             std::string::npos);
 }
 
+// The runner-up check the race stored shows in the text and the HTML.
+TEST_F(Renderers, TheRunnerUpCheckIsShown) {
+  LoopReport loop = report.loops[0];
+  loop.decision->runner_up = plans::RunnerUpCheck{8, 30, 1.065, 0.902, 1.256, true};
+  const std::string said =
+      "Runner-up: factor 8, the best the race eliminated, joined the tied best: 30 fresh pairs, "
+      "factor " +
+      std::to_string(loop.decision->chosen) + " 1.065 times as fast [0.902, 1.256].";
+  const Report one{report.context, {loop}, report.confidence};
+  EXPECT_NE(render_text(one).find(said), std::string::npos) << render_text(one);
+  EXPECT_NE(render_html(one).find(said), std::string::npos);
+  EXPECT_EQ(render_text(report).find("Runner-up"), std::string::npos);
+}
+
 TEST_F(Renderers, TextNamesChosenFactorVerdictAndWarnings) {
   std::string text = render_text(report);
   const plans::LoopDecision& d = *report.loops[0].decision;
