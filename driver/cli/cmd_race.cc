@@ -163,10 +163,9 @@ void print_program_check(const std::optional<race::ProgramCheck>& c) {
   } else if (c) {
     std::printf(
         "\nwhole program with the profile's %zu change(s) vs without, %zu interleaved runs each "
-        "in %u look(s) (CPU time%s): speedup %.3f (%s, CI %.3f..%.3f at %s%%), %s%s\n",
+        "in %u look(s) (CPU time%s): %s%s\n",
         c->changes.size(), c->runs, c->looks, c->from_store ? ", taken by an earlier run" : "",
-        c->speedup, c->estimate.c_str(), c->ci_low, c->ci_high,
-        stats::percent_text(c->confidence).c_str(), c->verdict.c_str(),
+        race::check_figures(*c).c_str(),
         c->withdrawn ? "; the changes are withdrawn: the profile keeps GCC's choice for every loop"
                      : "");
   }
@@ -184,10 +183,8 @@ void print_flags_trial(const std::optional<race::FlagsTrial>& t) {
   } else {
     std::printf(
         ": the program built as you would with them vs without, %zu runs each (CPU time): "
-        "speedup %.3f (%s, CI %.3f..%.3f at %s%%), %s\n",
-        t->check->runs, t->check->speedup, t->check->estimate.c_str(), t->check->ci_low,
-        t->check->ci_high, stats::percent_text(t->check->confidence).c_str(),
-        t->check->verdict.c_str());
+        "%s\n",
+        t->check->runs, race::check_figures(*t->check).c_str());
   }
   if (t->adopted)
     std::printf("  the decisions are for builds with %s; the profile asks for them\n",

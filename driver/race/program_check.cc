@@ -20,6 +20,12 @@
 
 namespace looprace::race {
 
+std::string check_figures(const ProgramCheck& check) {
+  return fmt::format("speedup {:.3f} ({}, CI {:.3f}..{:.3f} at {}%), {}", check.speedup,
+                     check.estimate, check.ci_low, check.ci_high,
+                     stats::percent_text(check.confidence), check.verdict);
+}
+
 // A finished check as the store keeps it (what the runs showed; its changes are the key's).
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProgramCheck, runs, looks, confidence, estimate, speedup, ci_low,
                                    ci_high, verdict, outcome, withdrawn)

@@ -61,9 +61,9 @@ void Racer::announce_flags_trial(const FlagsTrial& trial) {
     const ProgramCheck& c = *trial.check;
     p.announcement = fmt::format(
         "--try-flags {}: {}: the program built as you would with them vs without, {} runs each "
-        "(CPU time): speedup {:.3f} ({}, CI {:.3f}..{:.3f}), {}",
+        "(CPU time): {}",
         flags, trial.adopted ? "adopted, the race builds everything with them" : "not adopted",
-        c.runs, c.speedup, c.estimate, c.ci_low, c.ci_high, c.verdict);
+        c.runs, check_figures(c));
   }
   report(p);
 }

@@ -367,6 +367,10 @@ TEST_F(RaceEngine, TheWholeProgramCheckWithdrawsAProfileThatSlowsTheProgram) {
   EXPECT_EQ(kept.program_check->changes.size(), 1u);
   // Judged on the pairs' ratios: both runs of a pair share the machine's load of the moment.
   EXPECT_EQ(kept.program_check->estimate, "trimmed mean of pair ratios");
+  EXPECT_EQ(race::check_figures(*kept.program_check)
+                .find(fmt::format("speedup {:.3f} (trimmed mean of pair ratios, CI ",
+                                  kept.program_check->speedup)),
+            0u);
   EXPECT_EQ(profile_line(kept).factor, 4);
   // It times the builds a user gets: no runtime linked, the change applied to one of them.
   for (const char* build : {"users-base-0", "program-check"}) {
