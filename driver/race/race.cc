@@ -1073,8 +1073,8 @@ double Racer::new_confirmation_layouts(const LoopRace& r, unsigned look) const {
 
 // The race eliminated the runner-up on its own few layouts, where an unrolled body's time can
 // move by 5 % with its padding: a winner set of the choice alone then says the other factors
-// are slower when other layouts would tie them (demo.c:75:33 kept factor 7 alone, 4.8 % ahead
-// of factor 8, where other races found the two within 0.4 % and chose 8). So the choice and
+// are slower when other layouts would tie them (one race kept demo.c:75:33's factor 7 alone
+// where four others kept 7-16 tied and two of them chose 8). So the choice and
 // the runner-up are timed in fresh pairs at the confirmation's first layouts, one look; the
 // runner-up stays out only when they show the choice faster by more than epsilon.
 void Racer::check_runner_up(LoopRace& r, plans::Decision& decision,
