@@ -142,6 +142,11 @@ void print_loop(std::size_t k, std::size_t count, const race::LoopOutcome& o) {
               d.cap_hit ? "   (sample cap hit: the winners could not be told apart)" : "");
   std::printf("  samples per raced factor  %s\n",
               fmt::format("{}", fmt::join(samples, " ")).c_str());
+  if (const std::size_t aside = d.rounds_set_aside())
+    std::printf(
+        "  %zu of %zu rounds set aside: the machine ran them slower as a whole than "
+        "--round-limit allows\n",
+        aside, d.rounds.size());
   std::printf("  vs factor 0: %s\n", describe_speedup(d).c_str());
   if (std::string base = o.loop.features.value("base", ""); !base.empty()) {
     std::printf("  base: %s (factor 0 is what GCC does with these flags)\n", base.c_str());
@@ -355,6 +360,11 @@ void add_plan_options(CLI::App* cmd, race::RaceOptions* options) {
       ->option_text("per-comparison|familywise (default: familywise for race and blocked-race)");
   cmd->add_option("--epsilon", options->plan.epsilon,
                   "Worst-case speedup below 1+epsilon counts as equal")
+      ->capture_default_str();
+  cmd->add_option("--round-limit", options->plan.round_limit,
+                  "Blocked races: set aside a round whose factors ran, by their median, more "
+                  "than this many times slower than their own fastest tenth of rounds (the "
+                  "machine was busy, not the code); 0 counts every round")
       ->capture_default_str();
   cmd->add_option("--indifference", options->indifference,
                   "What --epsilon is a part of, in the race's test of equal factors and in the "

@@ -89,6 +89,10 @@ bool races_on_levels(const std::string& name) {
          name == "blocked-retiring-race";
 }
 
+bool takes_round_limit(const std::string& name) {
+  return name == "blocked-race" || name == "blocked-retiring-race";
+}
+
 std::unique_ptr<Plan> make_plan(const PlanOptions& o) {
   if (o.max_samples < 2)
     throw std::invalid_argument(
@@ -98,7 +102,15 @@ std::unique_ptr<Plan> make_plan(const PlanOptions& o) {
     require_level(o.alpha_eq, "--alpha-eq");
     if (!(o.epsilon > 0.0))
       throw std::invalid_argument(fmt::format("--epsilon must be > 0, got {}", o.epsilon));
-    const RaceParameters p{o.alpha_lt, o.alpha_eq, o.epsilon, o.max_samples, o.test, o.control};
+    if (!(o.round_limit == 0.0 || o.round_limit > 1.0))
+      throw std::invalid_argument(
+          fmt::format("--round-limit must be 0 (keep every round) or > 1, got {}", o.round_limit));
+    if (o.round_limit != 0.0 && !takes_round_limit(o.name))
+      throw std::invalid_argument(fmt::format(
+          "--round-limit: {} compares independent samples, not rounds; use a blocked race",
+          o.name));
+    const RaceParameters p{o.alpha_lt, o.alpha_eq, o.epsilon,    o.max_samples,
+                           o.test,     o.control,  o.round_limit};
     if (auto reason = unsupported_combination(o)) throw std::invalid_argument(*reason);
     if (o.name == "race") return std::make_unique<RacePlan>(p);
     if (o.name == "blocked-race") return std::make_unique<BlockedRacePlan>(p);

@@ -24,6 +24,7 @@ struct PlanOptions {
   double epsilon = 0.005;     // race: largest worst-case speedup ratio still "equal" (minus 1)
   LocationTest test = LocationTest::welch;              // races: what is compared
   ErrorControl control = ErrorControl::per_comparison;  // race, blocked-race: what alphas bound
+  double round_limit = 0.0;        // blocked races: rounds slower than this as a whole set aside
   double best_ratio = 1.5;         // retiring-race: the best's observations / any retired one's
   std::size_t max_samples = 200;   // every plan: cap on observations per version (>= 2)
   std::size_t constant_size = 30;  // constant: observations per version
@@ -59,6 +60,10 @@ const std::vector<std::string>& plan_names();
 // True for the race plans, which take alpha_lt, alpha_eq and epsilon (a replay grids them over
 // the alpha levels).
 bool races_on_levels(const std::string& name);
+
+// True for the blocked races, which compare versions within rounds and so can set rounds aside
+// (RaceParameters::round_limit).
+bool takes_round_limit(const std::string& name);
 
 // The names of the location tests and error controls on the command line, and back.
 const std::map<std::string, LocationTest>& location_test_names();

@@ -22,6 +22,11 @@ const char* speedup_source_name(SpeedupSource source) {
   return "none";
 }
 
+std::size_t LoopDecision::rounds_set_aside() const {
+  return static_cast<std::size_t>(std::count_if(rounds.begin(), rounds.end(),
+                                                [](const FactorRound& r) { return r.set_aside; }));
+}
+
 std::vector<std::size_t> LoopDecision::winner_samples() const {
   std::vector<std::size_t> out;
   for (int f : winners) {
@@ -94,7 +99,7 @@ LoopDecision in_factors(const Decision& decision, const std::vector<int>& repres
   for (const RoundTrace& t : decision.rounds) {
     d.rounds.push_back({t.round, factors_of(t.sampled, representatives),
                         factors_of(t.survivors, representatives),
-                        factors_of(t.losers, representatives)});
+                        factors_of(t.losers, representatives), t.set_aside});
   }
   for (std::size_t v : decision.disqualified) {
     auto why = reasons.find(v);

@@ -41,6 +41,7 @@ struct SpeedupEvidence {
 struct FactorRound {
   std::size_t round = 0;
   std::vector<int> sampled, survivors, losers;
+  bool set_aside = false;  // plans::RoundTrace::set_aside
 };
 
 // The chosen factor against the best factor the race eliminated, in fresh pairs after a
@@ -62,6 +63,8 @@ struct LoopDecision {
   std::map<int, int> groups;           // factor -> its code group's representative
   bool cap_hit = false;                // stopped by the sample cap, not by statistics
   std::vector<FactorRound> rounds;     // the plan's rounds
+  // Rounds the plan set aside as disturbed as a whole (FactorRound::set_aside).
+  std::size_t rounds_set_aside() const;
   std::map<int, std::string> disqualified;  // factor -> why it was not raced or lost
   SpeedupEvidence speedup;
   // The plan's choice when GCC's default was kept because the confirmation runs did not show

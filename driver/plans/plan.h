@@ -43,6 +43,9 @@ struct RoundTrace {
   std::vector<std::size_t> sampled;    // versions observed this round
   std::vector<std::size_t> survivors;  // versions still in the race after the round
   std::vector<std::size_t> losers;     // versions out after this round (may come back)
+  // Set aside by the end of the plan as a round the machine slowed as a whole (a blocked race
+  // with a round limit): its observations count for nothing.
+  bool set_aside = false;
 };
 
 struct Decision {

@@ -9,6 +9,7 @@
 
 #include "plans/rounds.h"
 #include "stats/covariate.h"
+#include "stats/disturbed_rounds.h"
 #include "stats/inference.h"
 #include "stats/multiplicity.h"
 #include "stats/running_stats.h"
@@ -77,8 +78,8 @@ class IndependentLogs {
   // A loser's rivals keep gathering data, so a loser may come back (the paper's rule).
   static constexpr bool kReadmitsLosers = true;
 
-  IndependentLogs(std::size_t versions, LocationTest test)
-      : versions_(versions), test_(test), samples_(versions) {}
+  IndependentLogs(std::size_t versions, const RaceParameters& p)
+      : versions_(versions), test_(p.test), samples_(versions) {}
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
@@ -121,6 +122,8 @@ class IndependentLogs {
                      const StudentCriticalValues& bound) const {
     return bound.difference_below(estimate(b), estimate(c), limit);
   }
+  // Independent samples set no round aside.
+  void mark_set_aside(std::vector<RoundTrace>&) const {}
 
  private:
   LocationEstimate estimate(std::size_t v) const {
@@ -137,7 +140,9 @@ class IndependentLogs {
 // that observed both: their mean (the paired t-test), or their 20 % trimmed mean with the
 // winsorized standard error (the one-sample trimmed test of Tukey and McLaughlin), which the
 // few rounds another process disturbed move little. With controls, the mean of the pair's
-// log ratios adjusted by the ratios of its runs' controls.
+// log ratios adjusted by the ratios of its runs' controls. With a round limit, only the rounds
+// stats::undisturbed_rounds keeps count; since a later round can set an earlier one aside, the
+// pairs are then rebuilt from the kept rounds whenever an earlier round's verdict changes.
 class PairedLogs {
  public:
   // A loser's pairs with the survivors stop growing while it is out, so it could only come
@@ -145,31 +150,30 @@ class PairedLogs {
   // round, and the lowest-scoring survivor can never lose, which keeps one survivor.
   static constexpr bool kReadmitsLosers = false;
 
-  PairedLogs(std::size_t versions, LocationTest test)
-      : versions_(versions), test_(test), pairs_(versions * versions) {}
+  PairedLogs(std::size_t versions, const RaceParameters& p)
+      : versions_(versions), test_(p.test), round_limit_(p.round_limit) {
+    clear_pairs();
+  }
 
   void add(const std::vector<std::size_t>& sampled,
            const std::vector<std::optional<Observation>>& observations) {
-    logs_.assign(sampled.size(), 0.0);
-    controls_.assign(sampled.size(), 0.0);
+    stats::RoundLogs round;
+    std::vector<double> controls;
     for (std::size_t i = 0; i < sampled.size(); ++i) {
       if (!observations[i]) continue;
-      logs_[i] = std::log(observations[i]->cycles);
+      round.versions.push_back(sampled[i]);
+      round.logs.push_back(std::log(observations[i]->cycles));
       if (observations[i]->control) {
         if (!controlled_) controlled_.emplace(versions_ * versions_, test_);
-        controls_[i] = std::log(*observations[i]->control);
+        controls.push_back(std::log(*observations[i]->control));
       }
     }
-    for (std::size_t i = 0; i < sampled.size(); ++i) {
-      if (!observations[i]) continue;
-      for (std::size_t j = 0; j < sampled.size(); ++j) {
-        if (!observations[j] || sampled[i] >= sampled[j]) continue;
-        const std::size_t pair = sampled[i] * versions_ + sampled[j];
-        if (controlled_)
-          controlled_->add(pair, logs_[i] - logs_[j], controls_[i] - controls_[j]);
-        else
-          pairs_[pair].add(logs_[i] - logs_[j], test_);
-      }
+    if (!(round_limit_ > 1.0)) {
+      add_round(round, controls);
+    } else {
+      rounds_.push_back(std::move(round));
+      round_controls_.push_back(std::move(controls));
+      keep_undisturbed();
     }
     if (controlled_) controlled_->refit();
   }
@@ -198,24 +202,70 @@ class PairedLogs {
                      const StudentCriticalValues& bound) const {
     return bound.location_below(difference(b, c), limit);
   }
+  // Marks the rounds the last verdicts set aside; `rounds` are the plan's, one per add().
+  void mark_set_aside(std::vector<RoundTrace>& rounds) const {
+    for (std::size_t r = 0; r < kept_.size() && r < rounds.size(); ++r)
+      rounds[r].set_aside = !kept_[r];
+  }
 
  private:
+  void clear_pairs() {
+    pairs_.assign(versions_ * versions_, LocationSample{});
+    counts_.assign(versions_ * versions_, 0);
+    if (controlled_) controlled_.emplace(versions_ * versions_, test_);
+  }
+  // Adds every pair of a round's observations (and their controls' ratios, when it has them).
+  void add_round(const stats::RoundLogs& round, const std::vector<double>& controls) {
+    const std::vector<std::size_t>& v = round.versions;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      for (std::size_t j = 0; j < v.size(); ++j) {
+        if (v[i] >= v[j]) continue;
+        const std::size_t pair = v[i] * versions_ + v[j];
+        ++counts_[pair];
+        if (controlled_)
+          controlled_->add(pair, round.logs[i] - round.logs[j], controls[i] - controls[j]);
+        else
+          pairs_[pair].add(round.logs[i] - round.logs[j], test_);
+      }
+    }
+  }
+  // Judges every round again with the newest one among them: when no earlier verdict changed,
+  // the newest round is added if kept; otherwise the pairs are rebuilt from the kept rounds.
+  void keep_undisturbed() {
+    std::vector<bool> kept = stats::undisturbed_rounds(rounds_, versions_, round_limit_);
+    const bool earlier_changed = !std::equal(kept_.begin(), kept_.end(), kept.begin());
+    kept_ = std::move(kept);
+    if (earlier_changed) {
+      clear_pairs();
+      for (std::size_t r = 0; r < rounds_.size(); ++r)
+        if (kept_[r]) add_round(rounds_[r], round_controls_[r]);
+    } else if (kept_.back()) {
+      add_round(rounds_.back(), round_controls_.back());
+    }
+  }
   // The estimate of log a - log b; pairs hold log i - log j for i < j.
   LocationEstimate difference(std::size_t a, std::size_t b) const {
     if (a < b) return pair(a * versions_ + b);
     const LocationEstimate e = pair(b * versions_ + a);
     return {-e.value, e.variance, e.df};
   }
+  // A pair with fewer than two kept rounds shows nothing: no test passes on it.
   LocationEstimate pair(std::size_t k) const {
+    if (counts_[k] < 2) return {0.0, std::numeric_limits<double>::infinity(), 1.0};
     return controlled_ ? controlled_->estimate(k) : pairs_[k].estimate();
   }
 
   std::size_t versions_;
   LocationTest test_;
+  double round_limit_;
   std::vector<LocationSample> pairs_;  // [i * versions + j], i < j
+  std::vector<std::size_t> counts_;    // rounds in each pair
   // With controls: log i - log j against control i - control j, per pair.
   std::optional<ControlledSamples> controlled_;
-  std::vector<double> logs_, controls_;  // of the round being added
+  // With a round limit: every round, its controls, and whether it is kept.
+  std::vector<stats::RoundLogs> rounds_;
+  std::vector<std::vector<double>> round_controls_;
+  std::vector<bool> kept_;
 };
 
 // The contenders of `alive` that no other one beats: c loses when some d, not itself removed
@@ -265,7 +315,7 @@ Decision run_race(std::size_t versions, Sampler& sampler, const RoundObserver& o
                   const RaceParameters& p, const StudentCriticalValues& less,
                   const NextRound& next_round) {
   RoundKeeper keeper(versions, sampler, observer);
-  Model model(versions, p.test);
+  Model model(versions, p);
   for (int initial = 0; initial < 2; ++initial) {
     const std::vector<std::size_t> all = keeper.alive();
     model.add(all, keeper.pull(all));
@@ -316,6 +366,7 @@ Decision run_race(std::size_t versions, Sampler& sampler, const RoundObserver& o
     keeper.trace(next, winners());
   }
   decision.winners = winners();
+  model.mark_set_aside(decision.rounds);
   return keeper.release();
 }
 
@@ -396,6 +447,7 @@ std::string describe_tests(const RaceParameters& p) {
   std::string out;
   if (p.test == LocationTest::yuen) out += ",test=yuen";
   if (p.control == ErrorControl::familywise) out += ",control=familywise";
+  if (p.round_limit > 1.0) out += fmt::format(",rounds<={}", p.round_limit);
   return out;
 }
 

@@ -29,6 +29,10 @@ struct RaceParameters {
   std::size_t max_samples = 200;
   LocationTest test = LocationTest::welch;
   ErrorControl control = ErrorControl::per_comparison;
+  // Blocked races: a round whose versions ran, by their median, more than this many times
+  // slower than their own fast level is set aside (stats/disturbed_rounds.h); 0 keeps every
+  // round.
+  double round_limit = 0.0;
 };
 
 // The levels one test of a race runs at: alpha_lt and alpha_eq, divided by the number of looks

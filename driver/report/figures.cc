@@ -88,6 +88,11 @@ LoopFigures derive_figures(const LoopReport& loop, double confidence) {
     figures.speedup_note = "the race did not finish";
     return figures;
   }
+  if (const std::size_t n = loop.decision->rounds_set_aside())
+    figures.set_aside = fmt::format(
+        "{} of its {} rounds set aside: the machine ran them slower as a whole than the round "
+        "limit allows (other work on the machine or its host); the tests count the other {}.",
+        n, loop.decision->rounds.size(), loop.decision->rounds.size() - n);
   if (const auto& u = loop.decision->runner_up)
     figures.runner_up = fmt::format(
         "Runner-up: factor {}, the best the race eliminated, {}: {} fresh pairs, factor {} {:.3f} "

@@ -42,6 +42,8 @@ struct LoopFigures {
   std::vector<int> default_equivalents;
   // The choice against the best factor the race eliminated, in words; empty when not timed.
   std::string runner_up;
+  // How many rounds the race set aside as slowed as a whole, in words; empty when none.
+  std::string set_aside;
 };
 
 LoopFigures derive_figures(const LoopReport& loop, double confidence);

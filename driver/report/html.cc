@@ -253,6 +253,7 @@ void render_loop(std::string& out, const LoopReport& loop, std::size_t index, st
     out += fmt::format("<strong>Chosen factor: {}</strong> (tied best: {}) after {} rounds{}.",
                        d.chosen, winners, d.rounds.size(),
                        d.cap_hit ? ", stopped by the sample cap (not statistically settled)" : "");
+    if (!figures.set_aside.empty()) out += "<br/>" + escape_xml(figures.set_aside);
     if (!figures.runner_up.empty()) out += "<br/>" + escape_xml(figures.runner_up);
     if (figures.speedup) {
       const auto& s = *figures.speedup;

@@ -47,6 +47,7 @@ void render_loop(std::string& out, const LoopReport& loop, std::size_t index, st
     out += fmt::format("  Chosen: factor {} (tied best: {}) after {} rounds{}.\n", d.chosen,
                        join(d.winners), d.rounds.size(),
                        d.cap_hit ? ", stopped by the sample cap (not statistically settled)" : "");
+    if (!figures.set_aside.empty()) out += fmt::format("  {}\n", figures.set_aside);
     if (!figures.runner_up.empty()) out += fmt::format("  {}\n", figures.runner_up);
   }
   if (figures.speedup) {

@@ -82,6 +82,7 @@ DecisionColumns to_columns(const plans::LoopDecision& d) {
                         {"sampled", r.sampled},
                         {"survivors", r.survivors},
                         {"losers", r.losers}});
+    if (r.set_aside) c.rounds.back()["set_aside"] = true;
   }
   c.disqualified = by_factor(d.disqualified);
   c.speedup = speedup_column(d.speedup);
@@ -103,7 +104,7 @@ void from_columns(const DecisionColumns& c, plans::LoopDecision& d) {
   for (const json& r : c.rounds) {
     d.rounds.push_back({r.value("round", std::size_t{0}), r.at("sampled").get<std::vector<int>>(),
                         r.at("survivors").get<std::vector<int>>(),
-                        r.at("losers").get<std::vector<int>>()});
+                        r.at("losers").get<std::vector<int>>(), r.value("set_aside", false)});
   }
   d.disqualified = factor_map<std::string>(c.disqualified);
   d.speedup = evidence_of(c.speedup);

@@ -166,7 +166,7 @@ TEST_F(StoreTest, LoopsVariantsAndDecisionsRoundTrip) {
   d.winners = {4, 5};
   d.samples = {{4, 10}, {0, 10}};
   d.groups = {{0, 0}, {4, 4}, {5, 4}};
-  d.rounds = {{1, {0, 4}, {4}, {0}}};
+  d.rounds = {{1, {0, 4}, {4}, {0}}, {2, {4}, {4}, {}, true}};
   d.disqualified = {{7, "crashed"}};
   d.speedup = {plans::SpeedupSource::kConfirmation,
                {10, 11, 12},
@@ -179,8 +179,10 @@ TEST_F(StoreTest, LoopsVariantsAndDecisionsRoundTrip) {
   EXPECT_EQ(got->winners, (std::vector<int>{4, 5}));
   EXPECT_EQ(got->samples, d.samples);
   EXPECT_EQ(got->groups, d.groups);
-  ASSERT_EQ(got->rounds.size(), 1u);
+  ASSERT_EQ(got->rounds.size(), 2u);
   EXPECT_EQ(got->rounds[0].losers, (std::vector<int>{0}));
+  EXPECT_FALSE(got->rounds[0].set_aside);
+  EXPECT_TRUE(got->rounds[1].set_aside);
   EXPECT_EQ(got->disqualified, d.disqualified);
   EXPECT_EQ(got->speedup.source, plans::SpeedupSource::kConfirmation);
   EXPECT_EQ(got->speedup.chosen, d.speedup.chosen);

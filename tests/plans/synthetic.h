@@ -104,4 +104,35 @@ class ScriptedSampler : public Sampler {
   std::vector<std::size_t> next_;
 };
 
+// A shared host in two states that last for blocks of rounds: in the fast state version v runs
+// at fast[v], in the slow state (another tenant on the core) at slow[v], with log-normal noise
+// `sigma`. Each period of ten blocks ends with `slow_blocks` blocks in the slow state.
+class TwoStateSampler : public Sampler {
+ public:
+  TwoStateSampler(std::vector<double> fast, std::vector<double> slow, std::size_t slow_blocks,
+                  std::uint64_t seed, std::size_t block = 10, double sigma = 0.01)
+      : fast_(std::move(fast)),
+        slow_(std::move(slow)),
+        slow_blocks_(slow_blocks),
+        block_(block),
+        sigma_(sigma),
+        rng_(seed) {}
+
+  std::vector<std::optional<Observation>> round(const std::vector<std::size_t>& versions) override {
+    const bool slow = (rounds_++ / block_) % 10 >= 10 - slow_blocks_;
+    std::vector<std::optional<Observation>> out;
+    for (std::size_t v : versions)
+      out.emplace_back((slow ? slow_ : fast_)[v] *
+                       std::exp(sigma_ * std::normal_distribution<double>()(rng_)));
+    return out;
+  }
+
+ private:
+  std::vector<double> fast_, slow_;
+  std::size_t slow_blocks_, block_;
+  double sigma_;
+  std::mt19937_64 rng_;
+  std::size_t rounds_ = 0;
+};
+
 }  // namespace looprace::plans::testing

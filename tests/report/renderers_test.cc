@@ -116,6 +116,18 @@ TEST_F(Renderers, TheRunnerUpCheckIsShown) {
   EXPECT_EQ(render_text(report).find("Runner-up"), std::string::npos);
 }
 
+TEST_F(Renderers, RoundsSetAsideAreCounted) {
+  LoopReport loop = report.loops[0];
+  const std::size_t rounds = loop.decision->rounds.size();
+  ASSERT_GE(rounds, 2u);
+  loop.decision->rounds[0].set_aside = true;
+  const std::string said = "1 of its " + std::to_string(rounds) + " rounds set aside";
+  const Report one{report.context, {loop}, report.confidence};
+  EXPECT_NE(render_text(one).find(said), std::string::npos) << render_text(one);
+  EXPECT_NE(render_html(one).find(said), std::string::npos);
+  EXPECT_EQ(render_text(report).find("set aside"), std::string::npos);
+}
+
 TEST_F(Renderers, TextNamesChosenFactorVerdictAndWarnings) {
   std::string text = render_text(report);
   const plans::LoopDecision& d = *report.loops[0].decision;

@@ -1,0 +1,53 @@
+#include "stats/disturbed_rounds.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace looprace::stats {
+namespace {
+
+// The lowest tenth's boundary of each version's logs (the minimum below ten of them): a low
+// quantile rather than the minimum, which one lucky run would set.
+std::vector<double> fast_levels(const std::vector<RoundLogs>& rounds, std::size_t versions) {
+  std::vector<std::vector<double>> logs(versions);
+  for (const RoundLogs& r : rounds)
+    for (std::size_t i = 0; i < r.versions.size(); ++i) logs[r.versions[i]].push_back(r.logs[i]);
+  std::vector<double> levels(versions, 0.0);
+  for (std::size_t v = 0; v < versions; ++v) {
+    if (logs[v].empty()) continue;
+    const auto k = logs[v].begin() + static_cast<std::ptrdiff_t>((logs[v].size() - 1) / 10);
+    std::nth_element(logs[v].begin(), k, logs[v].end());
+    levels[v] = *k;
+  }
+  return levels;
+}
+
+double median(std::vector<double> x) {
+  const std::size_t n = x.size();
+  std::nth_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n / 2), x.end());
+  const double upper = x[n / 2];
+  if (n % 2 == 1) return upper;
+  return (upper + *std::max_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n / 2))) /
+         2.0;
+}
+
+}  // namespace
+
+std::vector<bool> undisturbed_rounds(const std::vector<RoundLogs>& rounds, std::size_t versions,
+                                     double limit) {
+  std::vector<bool> kept(rounds.size(), true);
+  if (!(limit > 1.0)) return kept;
+  const std::vector<double> fast = fast_levels(rounds, versions);
+  const double bound = std::log(limit);
+  std::vector<double> above;
+  for (std::size_t r = 0; r < rounds.size(); ++r) {
+    if (rounds[r].versions.empty()) continue;
+    above.clear();
+    for (std::size_t i = 0; i < rounds[r].versions.size(); ++i)
+      above.push_back(rounds[r].logs[i] - fast[rounds[r].versions[i]]);
+    kept[r] = median(above) <= bound;
+  }
+  return kept;
+}
+
+}  // namespace looprace::stats
