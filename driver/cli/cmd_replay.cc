@@ -41,6 +41,7 @@ struct ReplayCommandOptions {
   std::vector<double> alpha_lt = kPaperLevels, alpha_eq = kPaperLevels;
   std::vector<plans::LocationTest> tests = {plans::LocationTest::welch};
   std::vector<plans::ErrorControl> controls = {plans::ErrorControl::per_comparison};
+  std::vector<double> round_limits = {0.0};
   double epsilon = 0.005;
   std::optional<std::size_t> max_samples;
   std::vector<std::size_t> sizes;
@@ -97,6 +98,7 @@ std::string variant_label(const plans::PlanOptions& p) {
   std::string label = p.name;
   if (p.test != plans::LocationTest::welch) label += "+" + plans::to_string(p.test);
   if (p.control != plans::ErrorControl::per_comparison) label += "+" + plans::to_string(p.control);
+  if (p.round_limit != 0.0) label += fmt::format("+rounds<={}", p.round_limit);
   return label;
 }
 
@@ -116,21 +118,24 @@ std::vector<std::string> labels_of(const std::vector<const Setting*>& variants) 
   return labels;
 }
 
-// Every level pair of a race, for each test and error control variant the plan can run.
+// Every level pair of a race, for each test, error control and round limit the plan can run.
 void add_race_grid(const ReplayCommandOptions& o, plans::PlanOptions p,
                    const std::function<void(const plans::PlanOptions&)>& add) {
   for (plans::LocationTest test : o.tests)
-    for (plans::ErrorControl control : o.controls) {
-      p.test = test;
-      p.control = control;
-      if (plans::unsupported_combination(p)) continue;
-      for (double lt : o.alpha_lt)
-        for (double eq : o.alpha_eq) {
-          p.alpha_lt = lt;
-          p.alpha_eq = eq;
-          add(p);
-        }
-    }
+    for (plans::ErrorControl control : o.controls)
+      for (double round_limit : o.round_limits) {
+        p.test = test;
+        p.control = control;
+        p.round_limit = round_limit;
+        if (plans::unsupported_combination(p)) continue;
+        if (round_limit != 0.0 && !plans::takes_round_limit(p.name)) continue;
+        for (double lt : o.alpha_lt)
+          for (double eq : o.alpha_eq) {
+            p.alpha_lt = lt;
+            p.alpha_eq = eq;
+            add(p);
+          }
+      }
 }
 
 std::vector<Setting> grid(const ReplayCommandOptions& o, std::size_t cap) {
@@ -300,6 +305,11 @@ void print_table(const std::vector<Setting>& settings, const plans::Dataset& dat
       "%.2f%% slower than the best by mean (geo%%: by geometric mean)\n",
       data.size(), o.replay.repetitions, static_cast<unsigned long long>(o.replay.seed), cap,
       100.0 * o.replay.theta);
+  if (o.replay.truth_round_limit > 1.0)
+    std::printf(
+        "truth: the means of the recorded rounds a round limit of %g keeps (the others ran more "
+        "than %g times slower as a whole)\n",
+        o.replay.truth_round_limit, o.replay.truth_round_limit);
   const auto controlled = std::count_if(
       data.begin(), data.end(), [](const plans::LoopData& l) { return !l.controls.empty(); });
   if (controlled > 0)
@@ -375,6 +385,22 @@ void add_grid_options(CLI::App* cmd, ReplayCommandOptions* o) {
                   "(every comparison over all versions and rounds)")
       ->transform(one_of(plans::error_control_names()))
       ->delimiter(',');
+  cmd->add_option("--round-limits", o->round_limits,
+                  "Blocked races: replay each with rounds set aside whose versions ran, by their "
+                  "median, more than this many times slower than their fast level (0: every "
+                  "round counts; the other races replay with 0 only)")
+      ->delimiter(',');
+  cmd->add_option("--truth-round-limit", o->replay.truth_round_limit,
+                  "Judge failure by the means of the recorded rounds this round limit keeps "
+                  "(the loop's own time, when the machine changed state during the recording); "
+                  "0: every recorded observation")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            double x = 0.0;
+            const bool number = CLI::detail::lexical_cast(v, x);
+            return number && (x == 0.0 || x > 1.0) ? std::string() : "must be 0 or > 1";
+          },
+          "0 or > 1"));
   cmd->add_option("--epsilon", o->epsilon, "Race equivalence threshold");
   cmd->add_option("--max-samples", o->max_samples,
                   "Cap per version (default: the fewest rounds any loop recorded)");

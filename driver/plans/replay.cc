@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "stats/covariate.h"
+#include "stats/disturbed_rounds.h"
 #include "stats/running_stats.h"
 
 namespace looprace::plans {
@@ -80,18 +81,43 @@ bool is_integer(const std::string& s) {
   return !s.empty() && ec == std::errc() && ptr == end;
 }
 
-// Every version's true mean and sd over all its recorded observations (and its true geometric
-// mean), and whether it is acceptable: within theta of the best, by either mean.
-std::vector<VersionReplay> true_versions(const LoopData& loop, double theta) {
+// The recorded rounds the truth is judged on: all of them, or with a round limit those
+// stats::undisturbed_rounds keeps (the loop's own time, when the machine changed state during
+// the recording). Rounds beyond the fewest any version recorded count for their versions.
+std::vector<bool> truth_rounds(const std::vector<std::vector<double>>& cycles, double limit) {
+  std::size_t most = 0, common = std::numeric_limits<std::size_t>::max();
+  for (const auto& c : cycles) {
+    most = std::max(most, c.size());
+    common = std::min(common, c.size());
+  }
+  std::vector<bool> kept(most, true);
+  if (!(limit > 1.0) || cycles.empty()) return kept;
+  std::vector<stats::RoundLogs> rounds(common);
+  for (std::size_t k = 0; k < common; ++k)
+    for (std::size_t v = 0; v < cycles.size(); ++v) {
+      rounds[k].versions.push_back(v);
+      rounds[k].logs.push_back(std::log(cycles[v][k]));
+    }
+  const std::vector<bool> undisturbed = stats::undisturbed_rounds(rounds, cycles.size(), limit);
+  std::copy(undisturbed.begin(), undisturbed.end(), kept.begin());
+  return kept;
+}
+
+// Every version's true mean and sd over its recorded observations in the truth's rounds (and
+// its true geometric mean), and whether it is acceptable: within theta of the best, by either
+// mean.
+std::vector<VersionReplay> true_versions(const LoopData& loop, const ReplayOptions& options) {
   std::vector<VersionReplay> truth;
   double best = std::numeric_limits<double>::infinity(), best_geometric = best;
   const auto cycles =
       loop.controls.empty() ? loop.cycles : stats::adjusted_cycles(loop.cycles, loop.controls);
+  const std::vector<bool> kept = truth_rounds(cycles, options.truth_round_limit);
   for (const auto& c : cycles) {
     stats::RunningStats all, logs;
-    for (double x : c) {
-      all.add(x);
-      logs.add(std::log(x));
+    for (std::size_t k = 0; k < c.size(); ++k) {
+      if (!kept[k]) continue;
+      all.add(c[k]);
+      logs.add(std::log(c[k]));
     }
     VersionReplay v{c.size(), all.mean(), all.stddev()};
     v.true_geometric_mean = std::exp(logs.mean());
@@ -100,8 +126,8 @@ std::vector<VersionReplay> true_versions(const LoopData& loop, double theta) {
     truth.push_back(v);
   }
   for (VersionReplay& v : truth) {
-    v.acceptable = best / v.true_mean > 1.0 - theta;
-    v.acceptable_geometric = best_geometric / v.true_geometric_mean > 1.0 - theta;
+    v.acceptable = best / v.true_mean > 1.0 - options.theta;
+    v.acceptable_geometric = best_geometric / v.true_geometric_mean > 1.0 - options.theta;
   }
   return truth;
 }
@@ -319,7 +345,7 @@ std::vector<std::vector<LoopReplay>> replay_per_loop(const std::vector<const Pla
   if (data.empty()) throw std::invalid_argument("replay of an empty dataset");
   if (options.repetitions == 0) throw std::invalid_argument("--repetitions must be at least 1");
   std::vector<std::vector<VersionReplay>> truth;
-  for (const LoopData& loop : data) truth.push_back(true_versions(loop, options.theta));
+  for (const LoopData& loop : data) truth.push_back(true_versions(loop, options));
 
   std::vector<LoopTally> tallies;
   for (std::size_t p = 0; p < plans.size(); ++p)

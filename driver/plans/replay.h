@@ -40,6 +40,9 @@ struct ReplayOptions {
   std::uint64_t seed = 1;
   double theta = 0.005;  // failure threshold: chosen slower than best by more than this
   unsigned threads = 2;
+  // > 1: the true means count only the recorded rounds this round limit keeps
+  // (stats/disturbed_rounds.h); 0: every recorded observation.
+  double truth_round_limit = 0.0;
 };
 
 struct ReplayOutcome {
