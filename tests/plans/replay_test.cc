@@ -236,6 +236,33 @@ TEST(ReplayPerLoop, FailureByGeometricMeansWhenOneRunIsFarSlower) {
   EXPECT_EQ(summary[0].failure_rate_geometric, 1.0);
 }
 
+// Two states of the host: in 10 fast rounds version 0 is 2 % faster; in 10 rounds twice as
+// slow, 8 % slower. Over every round version 1 is best; over the rounds a limit of 1.1 keeps,
+// version 0.
+TEST(ReplayPerLoop, TheTruthCanBeTheRoundsNoStateSlowed) {
+  Dataset data(1);
+  data[0].loop = "states";
+  data[0].versions = {"0", "1"};
+  for (int k = 0; k < 20; ++k) {
+    const bool slow = k % 2 == 1;
+    data[0].cycles.resize(2);
+    data[0].cycles[0].push_back(slow ? 2160.0 : 1000.0);
+    data[0].cycles[1].push_back(slow ? 2000.0 : 1020.0);
+  }
+  ConstantPlan all(20);
+  const std::vector<const Plan*> plans = {&all};
+  ReplayOptions options{3, 1, 0.005, 1};
+  const LoopReplay mixed = replay_per_loop(plans, data, options)[0][0];
+  EXPECT_FALSE(mixed.per_version[0].acceptable);
+  EXPECT_TRUE(mixed.per_version[1].acceptable);
+  options.truth_round_limit = 1.1;
+  const LoopReplay kept = replay_per_loop(plans, data, options)[0][0];
+  EXPECT_DOUBLE_EQ(kept.per_version[0].true_mean, 1000.0);
+  EXPECT_TRUE(kept.per_version[0].acceptable);
+  EXPECT_FALSE(kept.per_version[1].acceptable);
+  EXPECT_EQ(kept.failure_rate, 1.0);  // the plan over every round still picks version 1
+}
+
 TEST(ReplayPerLoop, OneObservationChoosesByTheFirstRoundDrawn) {
   // Rounds 1 and 3 make the slower version 1 (mean 101.75 vs 101: 0.74 %) look faster; the
   // first round drawn decides, so failures, choices and the pooled samples agree exactly.
