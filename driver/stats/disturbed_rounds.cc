@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "stats/speedup_test.h"
+
 namespace looprace::stats {
 namespace {
 
@@ -20,15 +22,6 @@ std::vector<double> fast_levels(const std::vector<RoundLogs>& rounds, std::size_
     levels[v] = *k;
   }
   return levels;
-}
-
-double median(std::vector<double> x) {
-  const std::size_t n = x.size();
-  std::nth_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n / 2), x.end());
-  const double upper = x[n / 2];
-  if (n % 2 == 1) return upper;
-  return (upper + *std::max_element(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n / 2))) /
-         2.0;
 }
 
 }  // namespace
