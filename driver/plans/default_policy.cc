@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
+
+#include "stats/disturbed_rounds.h"
 
 namespace looprace::plans {
 
@@ -14,6 +17,7 @@ ConfirmationOutcome judge_confirmation(const DefaultPolicy& policy,
                                        const std::vector<double>& chosen,
                                        stats::SpeedupTestResult* test,
                                        const std::vector<int>& layouts) {
+  if (std::min(baseline.size(), chosen.size()) < 2) return ConfirmationOutcome::unresolved;
   const stats::SpeedupTestResult t = stats::speedup_test(
       baseline, chosen, look_confidence(policy.confirmation), policy.test, layouts);
   if (test) *test = t;
@@ -26,16 +30,22 @@ ConfirmationOutcome judge_confirmation(const DefaultPolicy& policy,
 
 DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_default,
                                bool default_disqualified, const std::vector<double>& baseline,
-                               const std::vector<double>& chosen, const std::vector<int>& layouts) {
+                               const std::vector<double>& chosen, const std::vector<int>& layouts,
+                               std::size_t set_aside) {
   if (chosen_is_default) return {false, "the plan chose GCC's default"};
   if (!policy.prefer_default) return {false, "the plan's choice stands (--no-prefer-default)"};
   const std::size_t wanted = policy.confirmation.first_pairs;
   if (wanted == 0) return {false, "the plan's choice stands (--confirm 0)"};
   if (default_disqualified) return {false, "GCC's default was disqualified"};
   const std::size_t pairs = std::min(chosen.size(), baseline.size());
-  if (pairs < wanted) {
-    return {true, fmt::format("only {} of {} confirmation runs succeeded: no confirmed gain", pairs,
-                              wanted)};
+  if (pairs + set_aside < wanted) {
+    return {true, fmt::format("only {} of {} confirmation runs succeeded: no confirmed gain",
+                              pairs + set_aside, wanted)};
+  }
+  if (pairs < 2) {
+    return {true, fmt::format("GCC's default kept: the machine was slow as a whole through {} "
+                              "of the {} confirmation pairs (--round-limit), too many to judge",
+                              set_aside, pairs + set_aside)};
   }
   stats::SpeedupTestResult t;
   const ConfirmationOutcome outcome = judge_confirmation(policy, baseline, chosen, &t, layouts);
@@ -58,6 +68,32 @@ DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_defau
                             outcome == ConfirmationOutcome::unresolved
                                 ? ", still unresolved after the last look"
                                 : "")};
+}
+
+// Each build's fast level is the lower of the race's and the pairs': a confirmation longer
+// than the race, taken in the slow state, would otherwise set its own level.
+RunPairs undisturbed_pairs(const RunPairs& pairs, const std::vector<double>& race_a,
+                           const std::vector<double>& race_b, double limit) {
+  if (!(limit > 1.0)) return pairs;
+  const std::size_t n = std::min(pairs.a.size(), pairs.b.size());
+  std::vector<stats::RoundLogs> race, rounds;
+  for (double x : race_a) race.push_back({{0}, {std::log(x)}});
+  for (double x : race_b) race.push_back({{1}, {std::log(x)}});
+  for (std::size_t i = 0; i < n; ++i)
+    rounds.push_back({{0, 1}, {std::log(pairs.a[i]), std::log(pairs.b[i])}});
+  std::vector<double> fast = stats::fast_levels(rounds, 2);
+  const std::vector<double> race_fast = stats::fast_levels(race, 2);
+  if (!race_a.empty()) fast[0] = std::min(fast[0], race_fast[0]);
+  if (!race_b.empty()) fast[1] = std::min(fast[1], race_fast[1]);
+  RunPairs out;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double above = std::min(rounds[i].logs[0] - fast[0], rounds[i].logs[1] - fast[1]);
+    if (above > std::log(limit)) continue;
+    out.a.push_back(pairs.a[i]);
+    out.b.push_back(pairs.b[i]);
+    if (i < pairs.layouts.size()) out.layouts.push_back(pairs.layouts[i]);
+  }
+  return out;
 }
 
 void keep_default_in(Decision& decision, std::size_t base) {

@@ -40,7 +40,8 @@ enum class ConfirmationOutcome {
 // One look at the confirmation runs so far: `baseline` and `chosen` are the cycles of factor 0
 // and of the chosen factor, taken in pairs (baseline[i] with chosen[i]), `layouts` each pair's
 // code layout (empty: the pairs count as independent); `test` receives the Speedup-Test at the
-// look's confidence with the policy's test of the ratio.
+// look's confidence with the policy's test of the ratio (untouched with fewer than two pairs,
+// which leave the look unresolved).
 ConfirmationOutcome judge_confirmation(const DefaultPolicy& policy,
                                        const std::vector<double>& baseline,
                                        const std::vector<double>& chosen,
@@ -52,11 +53,29 @@ struct DefaultDecision {
   std::string reason;  // why, in words, for the summary
 };
 
-// Whether factor 0 is kept instead of the plan's choice, on every confirmation run taken.
+// Whether factor 0 is kept instead of the plan's choice, on the confirmation runs it is given;
+// `set_aside` pairs more were taken and left out (undisturbed_pairs).
 DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_default,
                                bool default_disqualified, const std::vector<double>& baseline,
                                const std::vector<double>& chosen,
-                               const std::vector<int>& layouts = {});
+                               const std::vector<int>& layouts = {}, std::size_t set_aside = 0);
+
+// Paired runs of two builds: a[i] and b[i] ran one after the other, at code layout layouts[i]
+// (layouts empty: the pairs count as independent).
+struct RunPairs {
+  std::vector<double> a, b;
+  std::vector<int> layouts;
+};
+
+// The pairs the machine did not slow as a whole under --round-limit `limit` (<= 1: every pair):
+// a pair is set aside when both its runs ran more than `limit` times slower than their build's
+// fast level (stats::fast_levels), taken over the race's own observations of it (`race_a`,
+// `race_b`) as well as the pairs'. A confirmation taken wholly in the host's slow state, whose
+// pairs alone would look undisturbed, is then seen to be slow, and the slow state's gain is not
+// confirmed. Both runs, not their median as in a race's rounds: one build slow at one of the
+// confirmation's code layouts is evidence against it, not the machine's state.
+RunPairs undisturbed_pairs(const RunPairs& pairs, const std::vector<double>& race_a,
+                           const std::vector<double>& race_b, double limit);
 
 // GCC's default (version `base`) kept against the plan's choice: the fresh runs showed the
 // two within epsilon or could not tell them apart, which is what the race calls tied, so

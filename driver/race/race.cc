@@ -972,9 +972,15 @@ void Racer::confirm(LoopRace& r, plans::Decision& decision) {
   }
   // GCC's default stays unless the confirmation runs show the chosen factor faster by more
   // than epsilon, whether factor 0 survived the race or not (plans/default_policy.h).
-  const plans::DefaultDecision keep =
-      plans::decide_default(policy, r.chosen_version == base, base_out, r.confirm_baseline,
-                            r.confirm_chosen, tested_layouts(r));
+  const plans::RunPairs judged = judged_confirmations(r);
+  const std::size_t set_aside = r.confirm_chosen.size() - judged.b.size();
+  if (set_aside > 0 && judged.b.size() >= 2)
+    r.outcome.notes.push_back(
+        fmt::format("{} of {} confirmation pairs set aside: the machine ran them slow as a whole "
+                    "(--round-limit)",
+                    set_aside, r.confirm_chosen.size()));
+  const plans::DefaultDecision keep = plans::decide_default(
+      policy, r.chosen_version == base, base_out, judged.a, judged.b, judged.layouts, set_aside);
   if (keep.keep_default) {
     if (r.chosen_version != base) r.unconfirmed_version = r.chosen_version;
     r.chosen_version = base;
@@ -1040,8 +1046,9 @@ void Racer::take_confirmations(LoopRace& r, const plans::DefaultPolicy& policy) 
       r.outcome.notes.push_back("a confirmation run failed; the speedup uses fewer runs");
       return;
     }
-    if (plans::judge_confirmation(policy, r.confirm_baseline, r.confirm_chosen, nullptr,
-                                  tested_layouts(r)) != plans::ConfirmationOutcome::unresolved)
+    const plans::RunPairs judged = judged_confirmations(r);
+    if (plans::judge_confirmation(policy, judged.a, judged.b, nullptr, judged.layouts) !=
+        plans::ConfirmationOutcome::unresolved)
       return;
   }
 }
@@ -1095,17 +1102,32 @@ void Racer::check_runner_up(LoopRace& r, plans::Decision& decision,
   std::string failure;
   const PairedRuns runs = time_runner_up(r, *runner, pairs, layouts, failure);
   if (!failure.empty()) return note("was not checked: " + failure);
+  const plans::RunPairs judged =
+      plans::undisturbed_pairs({runs.a, runs.b, layouts}, r.taken[*runner],
+                               r.taken[r.chosen_version], plan_options_for(r.loop.id).round_limit);
+  if (judged.b.size() < 2)
+    return note(
+        fmt::format("was not checked: the machine was slow as a whole through its {} "
+                    "pairs (--round-limit)",
+                    runs.b.size()));
   stats::SpeedupTestResult test;
   const plans::ConfirmationOutcome outcome =
-      plans::judge_confirmation(policy, runs.a, runs.b, &test, layouts);
+      plans::judge_confirmation(policy, judged.a, judged.b, &test, judged.layouts);
   const std::string shown =
-      fmt::format("{} fresh pairs at {} layouts: {:.3f} [{:.3f}, {:.3f}]", pairs,
-                  std::set<int>(layouts.begin(), layouts.end()).size(), test.ratio_speedup,
-                  test.speedup_interval.lower, test.speedup_interval.upper);
+      fmt::format("{} fresh pairs at {} layouts{}: {:.3f} [{:.3f}, {:.3f}]", judged.b.size(),
+                  std::set<int>(judged.layouts.begin(), judged.layouts.end()).size(),
+                  judged.b.size() < runs.b.size()
+                      ? fmt::format(" ({} more set aside: the machine was slow as a whole)",
+                                    runs.b.size() - judged.b.size())
+                      : "",
+                  test.ratio_speedup, test.speedup_interval.lower, test.speedup_interval.upper);
   const bool joins = outcome != plans::ConfirmationOutcome::confirmed;
-  r.runner_up = plans::RunnerUpCheck{
-      factor, pairs, test.ratio_speedup, test.speedup_interval.lower, test.speedup_interval.upper,
-      joins};
+  r.runner_up = plans::RunnerUpCheck{factor,
+                                     judged.b.size(),
+                                     test.ratio_speedup,
+                                     test.speedup_interval.lower,
+                                     test.speedup_interval.upper,
+                                     joins};
   if (!joins) return note(fmt::format("stays out: factor {} faster by {}", chosen, shown));
   plans::join_winners(decision, *runner);
   note(fmt::format("joins the tied best: factor {} not shown faster by more than epsilon by {}",
@@ -1256,6 +1278,15 @@ std::vector<int> Racer::tested_layouts(const LoopRace& r) const {
   return r.confirm_layouts;
 }
 
+// The confirmed factor's race observations: the plan's choice, also once GCC's default was
+// kept instead of it.
+plans::RunPairs Racer::judged_confirmations(const LoopRace& r) const {
+  const std::size_t confirmed = r.unconfirmed_version.value_or(r.chosen_version);
+  return plans::undisturbed_pairs({r.confirm_baseline, r.confirm_chosen, tested_layouts(r)},
+                                  r.taken[r.baseline_version], r.taken[confirmed],
+                                  plan_options_for(r.loop.id).round_limit);
+}
+
 void Racer::decide(LoopRace& r, const plans::Decision& decision) {
   if (decision.disqualified.size() == r.groups.representatives.size()) {
     throw Error(fmt::format("loop {}: every variant was disqualified", r.label));
@@ -1294,9 +1325,10 @@ plans::SpeedupEvidence Racer::speedup_evidence(const LoopRace& r) const {
   }
   e.source = confirmed ? plans::SpeedupSource::kConfirmation : plans::SpeedupSource::kRace;
   e.ratio_test = confirmed ? options_.confirm_test : stats::RatioTest::welch_log;
-  if (confirmed) e.layouts = tested_layouts(r);
-  e.baseline = confirmed ? r.confirm_baseline : r.taken[r.baseline_version];
-  e.chosen = confirmed ? r.confirm_chosen : r.taken[r.chosen_version];
+  const plans::RunPairs judged = judged_confirmations(r);
+  if (confirmed) e.layouts = judged.layouts;
+  e.baseline = confirmed ? judged.a : r.taken[r.baseline_version];
+  e.chosen = confirmed ? judged.b : r.taken[r.chosen_version];
   if (e.baseline.size() < 2 || e.chosen.size() < 2) e.source = plans::SpeedupSource::kNone;
   return e;
 }

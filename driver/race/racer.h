@@ -198,6 +198,9 @@ class Racer {
   LoopVariants confirmation_builds(const LoopRace& r, const std::vector<int>& factors,
                                    const std::vector<std::optional<std::uint64_t>>& seeds);
   std::vector<int> tested_layouts(const LoopRace& r) const;
+  // The confirmation's pairs its test judges: under --round-limit, those the machine did not
+  // slow as a whole (plans::undisturbed_pairs).
+  plans::RunPairs judged_confirmations(const LoopRace& r) const;
   // Runs the loop's own build of `version` once: judged, stored; nullopt disqualifies it. The
   // build is the race's layout for `round`, or the confirmation's layout `confirm_layout`.
   std::optional<plans::Observation> take_alone(

@@ -6,10 +6,8 @@
 #include "stats/speedup_test.h"
 
 namespace looprace::stats {
-namespace {
 
-// The lowest tenth's boundary of each version's logs (the minimum below ten of them): a low
-// quantile rather than the minimum, which one lucky run would set.
+// The boundary of the lowest tenth rather than the minimum, which one lucky run would set.
 std::vector<double> fast_levels(const std::vector<RoundLogs>& rounds, std::size_t versions) {
   std::vector<std::vector<double>> logs(versions);
   for (const RoundLogs& r : rounds)
@@ -23,8 +21,6 @@ std::vector<double> fast_levels(const std::vector<RoundLogs>& rounds, std::size_
   }
   return levels;
 }
-
-}  // namespace
 
 std::vector<bool> undisturbed_rounds(const std::vector<RoundLogs>& rounds, std::size_t versions,
                                      double limit) {

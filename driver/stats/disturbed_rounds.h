@@ -28,4 +28,8 @@ struct RoundLogs {
 std::vector<bool> undisturbed_rounds(const std::vector<RoundLogs>& rounds, std::size_t versions,
                                      double limit);
 
+// Each version's fast level: the lowest tenth's boundary of its logs over `rounds` (0 for a
+// version no round observed).
+std::vector<double> fast_levels(const std::vector<RoundLogs>& rounds, std::size_t versions);
+
 }  // namespace looprace::stats

@@ -308,5 +308,74 @@ TEST(DefaultPolicy, TheUserCanLetThePlanDecide) {
   EXPECT_FALSE(decide_default(kPolicy, true, false, {}, {}).keep_default);
 }
 
+// Modelled on demo's fir_filter: in the host's slow state factor 0 runs 1.8 times its own time
+// and the chosen factor 1.65 times, so a confirmation taken wholly in that state shows a 9 %
+// gain the loop's own time (both at 1000) does not have. The race that chose the factor ended
+// after 6 rounds; the confirmation took 80 pairs.
+struct SlowStateConfirmation {
+  std::vector<double> race_baseline = runs(1000, 6, 31), race_chosen = runs(1000, 6, 32);
+  RunPairs pairs{runs(1800, 80, 33), runs(1650, 80, 34), {}};
+};
+
+TEST(UndisturbedPairs, AConfirmationWhollyInTheSlowStateIsSeenSlowByTheRacesRuns) {
+  const SlowStateConfirmation slow;
+  EXPECT_FALSE(decide_default(kPolicy, false, false, slow.pairs.a, slow.pairs.b).keep_default);
+  const RunPairs judged = undisturbed_pairs(slow.pairs, slow.race_baseline, slow.race_chosen, 1.1);
+  EXPECT_TRUE(judged.a.empty());
+  EXPECT_TRUE(judged.b.empty());
+  const DefaultDecision d = decide_default(kPolicy, false, false, judged.a, judged.b, {}, 80);
+  EXPECT_TRUE(d.keep_default);
+  EXPECT_NE(d.reason.find("slow as a whole through 80 of the 80"), std::string::npos) << d.reason;
+  // Alone, the pairs are their own fast level: nothing tells them slow.
+  EXPECT_EQ(undisturbed_pairs(slow.pairs, {}, {}, 1.1).a.size(), 80u);
+}
+
+TEST(UndisturbedPairs, KeepsThePairsAtTheLoopsOwnSpeedWithTheirLayouts) {
+  SlowStateConfirmation mixed;
+  const RunPairs fast{runs(1000, 80, 35), runs(1000, 80, 36), {}};
+  for (std::size_t i = 0; i < 80; ++i) {
+    if (i % 3 != 0) continue;  // every third pair in the fast state
+    mixed.pairs.a[i] = fast.a[i];
+    mixed.pairs.b[i] = fast.b[i];
+  }
+  for (std::size_t i = 0; i < 80; ++i) mixed.pairs.layouts.push_back(static_cast<int>(i % 8));
+  const RunPairs judged =
+      undisturbed_pairs(mixed.pairs, mixed.race_baseline, mixed.race_chosen, 1.1);
+  ASSERT_EQ(judged.a.size(), 27u);
+  ASSERT_EQ(judged.layouts.size(), 27u);
+  for (std::size_t k = 0; k < 27; ++k) {
+    EXPECT_EQ(judged.a[k], fast.a[3 * k]);
+    EXPECT_EQ(judged.b[k], fast.b[3 * k]);
+    EXPECT_EQ(judged.layouts[k], static_cast<int>(3 * k % 8));
+  }
+  // Without a limit every pair counts.
+  const RunPairs all = undisturbed_pairs(mixed.pairs, mixed.race_baseline, mixed.race_chosen, 0);
+  EXPECT_EQ(all.a, mixed.pairs.a);
+  EXPECT_EQ(all.layouts, mixed.pairs.layouts);
+}
+
+// At one of the confirmation's layouts the chosen factor runs 40 % slower (a layout effect, as
+// matmul's rows loop showed): its pairs are evidence against it and stay, factor 0 there
+// running at its own speed.
+TEST(UndisturbedPairs, OneBuildSlowAtALayoutIsNotTheMachine) {
+  const SlowStateConfirmation slow;
+  RunPairs pairs{runs(1000, 16, 37), runs(1000, 16, 38), {}};
+  for (std::size_t i = 0; i < 16; ++i) {
+    pairs.layouts.push_back(static_cast<int>(i % 8));
+    if (i % 8 == 3) pairs.b[i] *= 1.4;
+  }
+  const RunPairs judged = undisturbed_pairs(pairs, slow.race_baseline, slow.race_chosen, 1.1);
+  EXPECT_EQ(judged.b, pairs.b);
+  EXPECT_EQ(judged.layouts, pairs.layouts);
+}
+
+TEST(UndisturbedPairs, FewerThanTwoPairsLeaveALookUnresolved) {
+  stats::SpeedupTestResult untouched;
+  untouched.ratio_speedup = -1;
+  EXPECT_EQ(judge_confirmation(kPolicy, {1000}, {900}, &untouched),
+            ConfirmationOutcome::unresolved);
+  EXPECT_EQ(untouched.ratio_speedup, -1);
+}
+
 }  // namespace
 }  // namespace looprace::plans
