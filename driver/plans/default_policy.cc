@@ -43,9 +43,14 @@ DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_defau
                               pairs + set_aside, wanted)};
   }
   if (pairs < 2) {
-    return {true, fmt::format("GCC's default kept: the machine was slow as a whole through {} "
-                              "of the {} confirmation pairs (--round-limit), too many to judge",
-                              set_aside, pairs + set_aside)};
+    return {true, set_aside > 0
+                      ? fmt::format("GCC's default kept: the machine was slow as a whole through "
+                                    "{} of the {} confirmation pairs (--round-limit), too many to "
+                                    "judge",
+                                    set_aside, pairs + set_aside)
+                      : fmt::format("GCC's default kept: {} confirmation run of each is too few "
+                                    "to judge (--confirm 2 or more)",
+                                    pairs)};
   }
   stats::SpeedupTestResult t;
   const ConfirmationOutcome outcome = judge_confirmation(policy, baseline, chosen, &t, layouts);
@@ -70,25 +75,32 @@ DefaultDecision decide_default(const DefaultPolicy& policy, bool chosen_is_defau
                                 : "")};
 }
 
-// Each build's fast level is the lower of the race's and the pairs': a confirmation longer
-// than the race, taken in the slow state, would otherwise set its own level.
+namespace {
+
+std::vector<double> logs_of(const std::vector<double>& cycles) {
+  std::vector<double> logs;
+  for (double x : cycles) logs.push_back(std::log(x));
+  return logs;
+}
+
+// A build's fast level over the race's runs of it and the pairs', whichever is lower: a
+// confirmation longer than the race, taken in the slow state, would otherwise set its own.
+double lower_fast_level(const std::vector<double>& race, const std::vector<double>& paired) {
+  const double own = stats::fast_level(logs_of(paired));
+  return race.empty() ? own : std::min(own, stats::fast_level(logs_of(race)));
+}
+
+}  // namespace
+
 RunPairs undisturbed_pairs(const RunPairs& pairs, const std::vector<double>& race_a,
                            const std::vector<double>& race_b, double limit) {
   if (!(limit > 1.0)) return pairs;
-  const std::size_t n = std::min(pairs.a.size(), pairs.b.size());
-  std::vector<stats::RoundLogs> race, rounds;
-  for (double x : race_a) race.push_back({{0}, {std::log(x)}});
-  for (double x : race_b) race.push_back({{1}, {std::log(x)}});
-  for (std::size_t i = 0; i < n; ++i)
-    rounds.push_back({{0, 1}, {std::log(pairs.a[i]), std::log(pairs.b[i])}});
-  std::vector<double> fast = stats::fast_levels(rounds, 2);
-  const std::vector<double> race_fast = stats::fast_levels(race, 2);
-  if (!race_a.empty()) fast[0] = std::min(fast[0], race_fast[0]);
-  if (!race_b.empty()) fast[1] = std::min(fast[1], race_fast[1]);
+  const double fast_a = lower_fast_level(race_a, pairs.a);
+  const double fast_b = lower_fast_level(race_b, pairs.b);
+  const double bound = std::log(limit);
   RunPairs out;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double above = std::min(rounds[i].logs[0] - fast[0], rounds[i].logs[1] - fast[1]);
-    if (above > std::log(limit)) continue;
+  for (std::size_t i = 0; i < std::min(pairs.a.size(), pairs.b.size()); ++i) {
+    if (std::min(std::log(pairs.a[i]) - fast_a, std::log(pairs.b[i]) - fast_b) > bound) continue;
     out.a.push_back(pairs.a[i]);
     out.b.push_back(pairs.b[i]);
     if (i < pairs.layouts.size()) out.layouts.push_back(pairs.layouts[i]);

@@ -69,7 +69,7 @@ struct RunPairs {
 
 // The pairs the machine did not slow as a whole under --round-limit `limit` (<= 1: every pair):
 // a pair is set aside when both its runs ran more than `limit` times slower than their build's
-// fast level (stats::fast_levels), taken over the race's own observations of it (`race_a`,
+// fast level (stats::fast_level), taken over the race's own observations of it (`race_a`,
 // `race_b`) as well as the pairs'. A confirmation taken wholly in the host's slow state, whose
 // pairs alone would look undisturbed, is then seen to be slow, and the slow state's gain is not
 // confirmed. Both runs, not their median as in a race's rounds: one build slow at one of the

@@ -8,17 +8,19 @@
 namespace looprace::stats {
 
 // The boundary of the lowest tenth rather than the minimum, which one lucky run would set.
+double fast_level(std::vector<double> logs) {
+  if (logs.empty()) return 0.0;
+  const auto k = logs.begin() + static_cast<std::ptrdiff_t>((logs.size() - 1) / 10);
+  std::nth_element(logs.begin(), k, logs.end());
+  return *k;
+}
+
 std::vector<double> fast_levels(const std::vector<RoundLogs>& rounds, std::size_t versions) {
   std::vector<std::vector<double>> logs(versions);
   for (const RoundLogs& r : rounds)
     for (std::size_t i = 0; i < r.versions.size(); ++i) logs[r.versions[i]].push_back(r.logs[i]);
   std::vector<double> levels(versions, 0.0);
-  for (std::size_t v = 0; v < versions; ++v) {
-    if (logs[v].empty()) continue;
-    const auto k = logs[v].begin() + static_cast<std::ptrdiff_t>((logs[v].size() - 1) / 10);
-    std::nth_element(logs[v].begin(), k, logs[v].end());
-    levels[v] = *k;
-  }
+  for (std::size_t v = 0; v < versions; ++v) levels[v] = fast_level(std::move(logs[v]));
   return levels;
 }
 

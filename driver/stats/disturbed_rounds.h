@@ -28,8 +28,10 @@ struct RoundLogs {
 std::vector<bool> undisturbed_rounds(const std::vector<RoundLogs>& rounds, std::size_t versions,
                                      double limit);
 
-// Each version's fast level: the lowest tenth's boundary of its logs over `rounds` (0 for a
-// version no round observed).
+// A version's fast level: the lowest tenth's boundary of its logs (0 for none).
+double fast_level(std::vector<double> logs);
+
+// Each version's fast level over `rounds`.
 std::vector<double> fast_levels(const std::vector<RoundLogs>& rounds, std::size_t versions);
 
 }  // namespace looprace::stats

@@ -369,6 +369,14 @@ TEST(UndisturbedPairs, OneBuildSlowAtALayoutIsNotTheMachine) {
   EXPECT_EQ(judged.layouts, pairs.layouts);
 }
 
+// --confirm 1: one pair is too few for any test, and GCC's default stays.
+TEST(DefaultPolicy, OneConfirmationPairIsTooFewToJudge) {
+  const DefaultPolicy one{true, {1, 1, 0.95}, 0.005};
+  const DefaultDecision d = decide_default(one, false, false, {1000}, {500});
+  EXPECT_TRUE(d.keep_default);
+  EXPECT_NE(d.reason.find("too few to judge"), std::string::npos) << d.reason;
+}
+
 TEST(UndisturbedPairs, FewerThanTwoPairsLeaveALookUnresolved) {
   stats::SpeedupTestResult untouched;
   untouched.ratio_speedup = -1;
